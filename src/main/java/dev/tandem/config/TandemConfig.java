@@ -1,0 +1,57 @@
+package dev.tandem.config;
+
+import io.vertx.core.json.JsonObject;
+
+/**
+ * The whole configuration, read once at start-up from {@code conf/tandem.yaml} (plus overrides) into
+ * immutable records with defaults. Unknown keys fail start-up with their name.
+ */
+public record TandemConfig(HttpSettings http, ClusterSettings cluster, ModelSettings model, WorkerSettings worker,
+                           RouterSettings router, EmbeddedSettings embedded) {
+
+  /** How many workers {@code tandem all} starts in its one JVM. */
+  public record EmbeddedSettings(int prefillWorkers, int decodeWorkers) {
+    static EmbeddedSettings read(ConfigSection s) {
+      EmbeddedSettings e = new EmbeddedSettings(s.integer("prefill-workers", 2, 1, 64), s.integer("decode-workers", 2, 1, 64));
+      s.rejectUnknownKeys();
+      return e;
+    }
+  }
+
+  public static TandemConfig fromJson(JsonObject json) {
+    ConfigSection root = new ConfigSection("", json);
+    TandemConfig config = new TandemConfig(
+        HttpSettings.read(root.section("http")),
+        ClusterSettings.read(root.section("cluster")),
+        ModelSettings.read(root.section("model")),
+        WorkerSettings.read(root.section("worker")),
+        RouterSettings.read(root.section("router")),
+        EmbeddedSettings.read(root.section("embedded")));
+    root.rejectUnknownKeys();
+    return config;
+  }
+
+  public static TandemConfig defaults() {
+    return fromJson(new JsonObject());
+  }
+
+  public TandemConfig withHttp(HttpSettings http) {
+    return new TandemConfig(http, cluster, model, worker, router, embedded);
+  }
+
+  public TandemConfig withCluster(ClusterSettings cluster) {
+    return new TandemConfig(http, cluster, model, worker, router, embedded);
+  }
+
+  public TandemConfig withModel(ModelSettings model) {
+    return new TandemConfig(http, cluster, model, worker, router, embedded);
+  }
+
+  public TandemConfig withWorker(WorkerSettings worker) {
+    return new TandemConfig(http, cluster, model, worker, router, embedded);
+  }
+
+  public TandemConfig withRouter(RouterSettings router) {
+    return new TandemConfig(http, cluster, model, worker, router, embedded);
+  }
+}

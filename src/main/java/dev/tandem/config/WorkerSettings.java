@@ -1,0 +1,40 @@
+package dev.tandem.config;
+
+/**
+ * Limits and timings of prefill and decode workers.
+ *
+ * @param maxKvTransferBytes the seed's {@code max_kv_transfer_bytes}: the most KV one request may ship
+ * @param kvParkTimeoutMs    how long a decode worker keeps KV whose DECODE_REQUEST has not come
+ * @param maxBatch           sequences one decode step advances at most; more wait to join
+ * @param prefillConcurrency prompts one prefill worker computes at once; more wait in its queue
+ */
+public record WorkerSettings(int kvBlockSize, long maxKvTransferBytes, int kvChunkBytes, long kvParkTimeoutMs,
+                             int maxBatch, int prefillConcurrency, long heartbeatMs, long registryTtlMs) {
+
+  static WorkerSettings read(ConfigSection s) {
+    WorkerSettings w = new WorkerSettings(
+        s.integer("kv-block-size", 16, 1, 4096),
+        s.integer("max-kv-transfer-bytes", 256L << 20, 1024, 1L << 40),
+        s.integer("kv-chunk-bytes", 256 << 10, 4096, 64 << 20),
+        s.integer("kv-park-timeout-ms", 10_000L, 10, 3_600_000),
+        s.integer("max-batch", 64, 1, 4096),
+        s.integer("prefill-concurrency", 1, 1, 64),
+        s.integer("heartbeat-ms", 250L, 10, 60_000),
+        s.integer("registry-ttl-ms", 3_000L, 100, 600_000));
+    s.rejectUnknownKeys();
+    if (w.registryTtlMs < 2 * w.heartbeatMs) {
+      throw new ConfigException("'worker.registry-ttl-ms' must be at least twice 'worker.heartbeat-ms'");
+    }
+    return w;
+  }
+
+  public WorkerSettings withMaxKvTransferBytes(long bytes) {
+    return new WorkerSettings(kvBlockSize, bytes, kvChunkBytes, kvParkTimeoutMs, maxBatch, prefillConcurrency,
+        heartbeatMs, registryTtlMs);
+  }
+
+  public WorkerSettings withKvParkTimeoutMs(long ms) {
+    return new WorkerSettings(kvBlockSize, maxKvTransferBytes, kvChunkBytes, ms, maxBatch, prefillConcurrency,
+        heartbeatMs, registryTtlMs);
+  }
+}

@@ -1,0 +1,46 @@
+package dev.tandem.engine;
+
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The seam between routing and math. Calls block the calling thread for as long as the compute
+ * takes: workers call them from their own worker threads, never from an event loop.
+ *
+ * <p>Implementations must be safe to call from several threads at once on different caches (the
+ * weights are shared and read-only).
+ */
+public interface Engine {
+
+  ModelInfo info();
+
+  Tokenizer tokenizer();
+
+  /** KV block size in tokens this engine was built with. */
+  KvLayout kvLayout();
+
+  /** An empty cache with this engine's layout. */
+  default KvCache newCache() {
+    return new KvCache(kvLayout());
+  }
+
+  /**
+   * Feeds {@code tokens} at positions {@code cache.length()} onwards, storing their K/V in the
+   * cache, and returns the logits after the last one.
+   *
+   * @param cancelled checked often (the reference engine: between layers and chunks of positions);
+   *                  when it turns true the call throws {@link java.util.concurrent.CancellationException}
+   *                  and the cache is left partial
+   * @throws IllegalArgumentException for no tokens, a token outside the vocabulary, positions past the
+   *                                  context, or a cache of another layout
+   */
+  float[] prefill(KvCache cache, int[] tokens, BooleanSupplier cancelled);
+
+  /**
+   * One decode step for a batch: sequence i takes {@code tokens[i]} at position
+   * {@code caches.get(i).length()}. Returns the logits of every sequence, in order. The logits of a
+   * sequence are bit-identical to feeding it alone: batching never changes the math. An empty batch
+   * returns an empty array; one cache twice in a batch is an {@link IllegalArgumentException}.
+   */
+  float[][] decodeStep(List<KvCache> caches, int[] tokens);
+}

@@ -1,0 +1,23 @@
+package dev.tandem.engine;
+
+/** Text ↔ token ids for one model. Implementations are immutable and thread-safe. */
+public interface Tokenizer {
+
+  int vocabSize();
+
+  int bos();
+
+  int eos();
+
+  /** Encodes text; {@code addBos} puts the BOS token first (as a prompt gets). */
+  int[] encode(String text, boolean addBos);
+
+  /**
+   * The bytes a token contributes to the output text, given the token before it (llama2.c drops the
+   * leading space of the first piece after BOS). Special tokens contribute no bytes.
+   */
+  byte[] decode(int previousToken, int token);
+
+  /** True for tokens that end a generated sequence. */
+  boolean isEndOfSequence(int token);
+}

@@ -1,0 +1,55 @@
+package dev.tandem.protocol;
+
+/**
+ * Every event-bus address Tandem uses. Addresses stand in for the seed's (rank, tag) pairs: a
+ * worker's id names its inbox, the suffix names the message kind. Nothing else spells an address.
+ */
+public final class Addresses {
+  private static final String PREFILL = "tandem.prefill.";
+  private static final String DECODE = "tandem.decode.";
+  private static final String ROUTER = "tandem.router.";
+  private static final String WORKER = "tandem.worker.";
+
+  /** Bridge clients send generate requests here (TCP/SockJS bridges). */
+  public static final String GENERATE = "tandem.generate";
+  /** Bridge clients cancel a request here. */
+  public static final String CANCEL = "tandem.cancel";
+  /** Prefix of the addresses bridge clients register to receive their tokens. */
+  public static final String CLIENT_PREFIX = "tandem.client.";
+
+  private Addresses() {
+  }
+
+  /** PREFILL_REQUEST (seed tag 30); the reply is PREFILL_DONE (31). */
+  public static String prefill(String workerId) {
+    return PREFILL + workerId;
+  }
+
+  public static String prefillCancel(String workerId) {
+    return PREFILL + workerId + ".cancel";
+  }
+
+  /** KV_CACHE chunks (32); the reply to the last chunk is KV_CACHE_ACK (33). */
+  public static String decodeKv(String workerId) {
+    return DECODE + workerId + ".kv";
+  }
+
+  /** DECODE_REQUEST (34). */
+  public static String decodeStart(String workerId) {
+    return DECODE + workerId + ".start";
+  }
+
+  public static String decodeCancel(String workerId) {
+    return DECODE + workerId + ".cancel";
+  }
+
+  /** DECODE_TOKEN (35) and DECODE_DONE (36) for every request a router node owns. */
+  public static String routerTokens(String routerId) {
+    return ROUTER + routerId + ".tokens";
+  }
+
+  /** A worker's status: active sequences, parked KV, bytes held. */
+  public static String workerStatus(String workerId) {
+    return WORKER + workerId + ".status";
+  }
+}

@@ -1,0 +1,37 @@
+package dev.tandem.protocol;
+
+import dev.tandem.engine.SamplingParams;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * DECODE_REQUEST: join the request whose KV was shipped to the batch. {@code firstToken} (from
+ * PREFILL_DONE) is generated token 0; the worker generates tokens 1 … {@code maxNewTokens - 1} and
+ * sends them to {@code routerId}'s token address.
+ */
+public record DecodeRequest(long requestId, int firstToken, int maxNewTokens, SamplingParams sampling,
+                            int[] stopTokens, String routerId) {
+
+  public static final JsonCodec<DecodeRequest> CODEC = new JsonCodec<>() {
+    @Override
+    public JsonObject encode(DecodeRequest r) {
+      return new JsonObject()
+          .put("request_id", r.requestId)
+          .put("first_token", r.firstToken)
+          .put("max_new_tokens", r.maxNewTokens)
+          .put("sampling", SamplingCodec.INSTANCE.encode(r.sampling))
+          .put("stop_tokens", JsonFields.ints(r.stopTokens))
+          .put("router", r.routerId);
+    }
+
+    @Override
+    public DecodeRequest decode(JsonObject json) {
+      return new DecodeRequest(
+          JsonFields.requiredLong(json, "request_id"),
+          JsonFields.requiredInt(json, "first_token"),
+          JsonFields.requiredInt(json, "max_new_tokens"),
+          SamplingCodec.INSTANCE.decode(JsonFields.requiredObject(json, "sampling")),
+          JsonFields.requiredInts(json, "stop_tokens"),
+          JsonFields.requiredString(json, "router"));
+    }
+  };
+}

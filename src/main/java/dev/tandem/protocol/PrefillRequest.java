@@ -1,0 +1,31 @@
+package dev.tandem.protocol;
+
+import dev.tandem.engine.SamplingParams;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * PREFILL_REQUEST: compute the prompt's KV, ship it to {@code decodeWorkerId}, answer with the first
+ * token. The prefill worker never talks to the router except through the reply.
+ */
+public record PrefillRequest(long requestId, int[] promptTokens, String decodeWorkerId, SamplingParams sampling) {
+
+  public static final JsonCodec<PrefillRequest> CODEC = new JsonCodec<>() {
+    @Override
+    public JsonObject encode(PrefillRequest r) {
+      return new JsonObject()
+          .put("request_id", r.requestId)
+          .put("prompt_tokens", JsonFields.ints(r.promptTokens))
+          .put("decode_worker", r.decodeWorkerId)
+          .put("sampling", SamplingCodec.INSTANCE.encode(r.sampling));
+    }
+
+    @Override
+    public PrefillRequest decode(JsonObject json) {
+      return new PrefillRequest(
+          JsonFields.requiredLong(json, "request_id"),
+          JsonFields.requiredInts(json, "prompt_tokens"),
+          JsonFields.requiredString(json, "decode_worker"),
+          SamplingCodec.INSTANCE.decode(JsonFields.requiredObject(json, "sampling")));
+    }
+  };
+}

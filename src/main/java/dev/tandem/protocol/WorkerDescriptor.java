@@ -1,0 +1,41 @@
+package dev.tandem.protocol;
+
+import io.vertx.core.json.JsonObject;
+
+/**
+ * A worker's entry in the registry map: who it is, what it serves and where. Refreshed on every
+ * heartbeat; {@code nodeId} is the cluster member that hosts it, so its entries go when it leaves.
+ */
+public record WorkerDescriptor(String workerId, WorkerRole role, String model, long modelFingerprint,
+                               String nodeId, int maxBatch, boolean draining) {
+
+  public static final JsonCodec<WorkerDescriptor> CODEC = new JsonCodec<>() {
+    @Override
+    public JsonObject encode(WorkerDescriptor d) {
+      return new JsonObject()
+          .put("worker_id", d.workerId)
+          .put("role", d.role.wireName())
+          .put("model", d.model)
+          .put("model_fingerprint", d.modelFingerprint)
+          .put("node_id", d.nodeId)
+          .put("max_batch", d.maxBatch)
+          .put("draining", d.draining);
+    }
+
+    @Override
+    public WorkerDescriptor decode(JsonObject json) {
+      Object draining = json.getValue("draining");
+      if (!(draining instanceof Boolean)) {
+        throw new ProtocolException("field 'draining' must be a boolean");
+      }
+      return new WorkerDescriptor(
+          JsonFields.requiredString(json, "worker_id"),
+          WorkerRole.fromWire(JsonFields.requiredString(json, "role")),
+          JsonFields.requiredString(json, "model"),
+          JsonFields.requiredLong(json, "model_fingerprint"),
+          JsonFields.requiredString(json, "node_id"),
+          JsonFields.requiredInt(json, "max_batch"),
+          (Boolean) draining);
+    }
+  };
+}

@@ -1,0 +1,63 @@
+package dev.tandem.protocol;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.tandem.engine.SamplingParams;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Every JSON wire record survives encode → wire text → decode → encode unchanged, and rejects a broken shape. */
+class WireCodecRoundTripTest {
+  private static final SamplingParams SAMPLING = new SamplingParams(0.7, 0.9, 40, -1234567890123L);
+
+  static Stream<Arguments> records() {
+    return Stream.of(
+        Arguments.of("PrefillRequest", PrefillRequest.CODEC,
+            new PrefillRequest(Long.MAX_VALUE, new int[] {256, 72, 105}, "decode-1", SAMPLING), "prompt_tokens"),
+        Arguments.of("PrefillDone", PrefillDone.CODEC, new PrefillDone(7, 42, 3, 98304, 1500), "first_token"),
+        Arguments.of("KvAck", KvAck.CODEC, new KvAck(7, 98304, 3), "bytes"),
+        Arguments.of("DecodeRequest", DecodeRequest.CODEC,
+            new DecodeRequest(9, 42, 16, SAMPLING, new int[] {257}, "router-1"), "sampling"),
+        Arguments.of("TokenEvent", TokenEvent.CODEC, new TokenEvent(9, 3, new int[] {1, 2}, "length", null), "seq"),
+        Arguments.of("TokenEvent(error)", TokenEvent.CODEC, new TokenEvent(9, 0, new int[0], null, "boom"), "tokens"),
+        Arguments.of("TokenBatch", TokenBatch.CODEC, new TokenBatch("decode-1", List.of(
+            new TokenEvent(1, 5, new int[] {10}, null, null),
+            new TokenEvent(2, 9, new int[0], "stop", null))), "events"),
+        Arguments.of("CancelRequest", CancelRequest.CODEC, new CancelRequest(3, "client_closed"), "request_id"),
+        Arguments.of("WorkerDescriptor", WorkerDescriptor.CODEC,
+            new WorkerDescriptor("prefill-1", WorkerRole.PREFILL, "tandem-builtin", 0x1234_5678_9abcL, "node", 4, true),
+            "role"),
+        Arguments.of("WorkerStatus", WorkerStatus.CODEC,
+            new WorkerStatus("decode-1", WorkerRole.DECODE, 0, 3, 1, 2, 65536), "kv_bytes"),
+        Arguments.of("SamplingParams", SamplingCodec.INSTANCE, SAMPLING, "top_p"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("records")
+  <T> void roundTrips(String name, JsonCodec<T> codec, T value, String requiredField) {
+    JsonObject encoded = codec.encode(value);
+    T decoded = codec.decode(new JsonObject(encoded.encode()));
+    assertEquals(encoded, codec.encode(decoded), name + " changed on the way");
+  }
+
+  @ParameterizedTest(name = "{0} without {3}")
+  @MethodSource("records")
+  <T> void rejectsAMissingField(String name, JsonCodec<T> codec, T value, String requiredField) {
+    JsonObject encoded = codec.encode(value);
+    encoded.remove(requiredField);
+    assertThrows(ProtocolException.class, () -> codec.decode(encoded));
+  }
+
+  @ParameterizedTest(name = "{0} with a mistyped {3}")
+  @MethodSource("records")
+  <T> void rejectsAMistypedField(String name, JsonCodec<T> codec, T value, String requiredField) {
+    JsonObject encoded = codec.encode(value);
+    encoded.put(requiredField, new JsonObject().put("not", "this"));
+    assertThrows(ProtocolException.class, () -> codec.decode(encoded));
+  }
+}

@@ -1,0 +1,51 @@
+package dev.tandem.cluster;
+
+import com.hazelcast.core.HazelcastInstance;
+import dev.tandem.config.ClusterSettings;
+import dev.tandem.config.RouterSettings;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.eventbus.EventBusOptions;
+import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+
+/**
+ * One JVM's clustered Vert.x node and the Hazelcast member under it. Every Tandem process — even the
+ * embedded default — is one of these, so the code path is the same from a laptop to Kubernetes.
+ */
+public final class ClusterNode {
+  private final Vertx vertx;
+  private final HazelcastClusterManager clusterManager;
+
+  private ClusterNode(Vertx vertx, HazelcastClusterManager clusterManager) {
+    this.vertx = vertx;
+    this.clusterManager = clusterManager;
+  }
+
+  public static Future<ClusterNode> start(ClusterSettings cluster, RouterSettings router) {
+    HazelcastClusterManager manager = new HazelcastClusterManager(HazelcastConfigFactory.create(cluster, router));
+    VertxOptions options = new VertxOptions().setEventBusOptions(new EventBusOptions()
+        .setHost(cluster.host())
+        .setClusterPublicHost(cluster.host())
+        .setPort(0));
+    return Vertx.builder().with(options).withClusterManager(manager).buildClustered()
+        .map(vertx -> new ClusterNode(vertx, manager));
+  }
+
+  public Vertx vertx() {
+    return vertx;
+  }
+
+  public HazelcastInstance hazelcast() {
+    return clusterManager.getHazelcastInstance();
+  }
+
+  /** This node's cluster member id; worker registry entries carry it so they can go when the member leaves. */
+  public String nodeId() {
+    return clusterManager.getNodeId();
+  }
+
+  public Future<Void> close() {
+    return vertx.close();
+  }
+}

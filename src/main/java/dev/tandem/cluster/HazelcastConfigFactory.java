@@ -1,0 +1,71 @@
+package dev.tandem.cluster;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.EvictionConfig;
+import com.hazelcast.config.EvictionPolicy;
+import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.MaxSizePolicy;
+import com.hazelcast.config.NearCacheConfig;
+import com.hazelcast.config.NetworkConfig;
+import dev.tandem.config.ClusterSettings;
+import dev.tandem.config.RouterSettings;
+import io.vertx.spi.cluster.hazelcast.ConfigUtil;
+import java.util.List;
+
+/**
+ * Builds the Hazelcast member configuration: TCP-IP join with explicit members (multicast and
+ * auto-detection off, so a laptop never joins a neighbour's cluster) plus Tandem's map settings.
+ */
+public final class HazelcastConfigFactory {
+  private HazelcastConfigFactory() {
+  }
+
+  public static Config create(ClusterSettings cluster, RouterSettings router) {
+    // Start from Vert.x's config so its own map settings (__vertx.*) stay in place.
+    Config config = ConfigUtil.loadConfig();
+    config.setClusterName(cluster.name());
+    config.setProperty("hazelcast.phone.home.enabled", "false");
+    config.setProperty("hazelcast.logging.type", "jdk");
+    config.setProperty("hazelcast.shutdownhook.enabled", "false");
+    config.setProperty("hazelcast.wait.seconds.before.join", "0");
+    config.setProperty("hazelcast.max.wait.seconds.before.join", "0");
+    // Expired registry entries must be noticed within about a second, not the default five.
+    config.setProperty("hazelcast.internal.map.expiration.task.period.seconds", "1");
+
+    NetworkConfig network = config.getNetworkConfig();
+    network.setPort(cluster.port()).setPortAutoIncrement(true).setPortCount(100);
+    network.setPublicAddress(null);
+    network.getInterfaces().setEnabled(true).setInterfaces(List.of(cluster.host()));
+    JoinConfig join = network.getJoin();
+    join.getMulticastConfig().setEnabled(false);
+    join.getAutoDetectionConfig().setEnabled(false);
+    join.getKubernetesConfig().setEnabled(false);
+    join.getAwsConfig().setEnabled(false);
+    List<String> members = cluster.members().isEmpty() ? List.of(cluster.host()) : cluster.members();
+    join.getTcpIpConfig().setEnabled(true).setMembers(members);
+
+    config.addMapConfig(new MapConfig(ClusterNames.WORKERS).setInMemoryFormat(InMemoryFormat.OBJECT).setBackupCount(1));
+    config.addMapConfig(affinityMap(router));
+    return config;
+  }
+
+  private static MapConfig affinityMap(RouterSettings router) {
+    MapConfig map = new MapConfig(ClusterNames.AFFINITY)
+        .setBackupCount(1)
+        .setMaxIdleSeconds(router.affinityIdleSeconds());
+    map.setEvictionConfig(new EvictionConfig()
+        .setEvictionPolicy(EvictionPolicy.LRU)
+        .setMaxSizePolicy(MaxSizePolicy.PER_NODE)
+        .setSize(router.affinityMaxEntries()));
+    // Routers read affinity on every request; the near cache keeps that read local.
+    map.setNearCacheConfig(new NearCacheConfig(ClusterNames.AFFINITY)
+        .setInMemoryFormat(InMemoryFormat.OBJECT)
+        .setInvalidateOnChange(true)
+        .setMaxIdleSeconds(router.affinityIdleSeconds())
+        .setEvictionConfig(new EvictionConfig().setEvictionPolicy(EvictionPolicy.LRU)
+            .setMaxSizePolicy(MaxSizePolicy.ENTRY_COUNT).setSize(Math.min(router.affinityMaxEntries(), 1_000_000))));
+    return map;
+  }
+}

@@ -1,0 +1,128 @@
+package dev.tandem.cluster;
+
+import com.hazelcast.cluster.MembershipEvent;
+import com.hazelcast.cluster.MembershipListener;
+import com.hazelcast.core.EntryEvent;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import com.hazelcast.map.listener.EntryAddedListener;
+import com.hazelcast.map.listener.EntryEvictedListener;
+import com.hazelcast.map.listener.EntryExpiredListener;
+import com.hazelcast.map.listener.EntryRemovedListener;
+import com.hazelcast.map.listener.EntryUpdatedListener;
+import dev.tandem.protocol.WorkerDescriptor;
+import dev.tandem.protocol.WorkerRole;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * A router's local view of the worker registry, kept current by an entry listener, so scheduling
+ * reads memory and never waits on the cluster. Workers of a cluster member that leaves are dropped
+ * at once, without waiting for their entries to expire.
+ */
+public final class WorkerDirectory {
+  private static final Logger LOG = Logger.getLogger(WorkerDirectory.class.getName());
+
+  private final Vertx vertx;
+  private final HazelcastInstance hazelcast;
+  private final IMap<String, String> map;
+  private final Map<String, WorkerDescriptor> workers = new ConcurrentHashMap<>();
+  private UUID entryListener;
+  private UUID membershipListener;
+
+  public WorkerDirectory(Vertx vertx, HazelcastInstance hazelcast) {
+    this.vertx = vertx;
+    this.hazelcast = hazelcast;
+    this.map = hazelcast.getMap(ClusterNames.WORKERS);
+  }
+
+  private final class Listener implements EntryAddedListener<String, String>, EntryUpdatedListener<String, String>,
+      EntryRemovedListener<String, String>, EntryExpiredListener<String, String>, EntryEvictedListener<String, String> {
+    @Override
+    public void entryAdded(EntryEvent<String, String> e) {
+      upsert(e.getKey(), e.getValue());
+    }
+
+    @Override
+    public void entryUpdated(EntryEvent<String, String> e) {
+      upsert(e.getKey(), e.getValue());
+    }
+
+    @Override
+    public void entryRemoved(EntryEvent<String, String> e) {
+      workers.remove(e.getKey());
+    }
+
+    @Override
+    public void entryExpired(EntryEvent<String, String> e) {
+      workers.remove(e.getKey());
+    }
+
+    @Override
+    public void entryEvicted(EntryEvent<String, String> e) {
+      workers.remove(e.getKey());
+    }
+  }
+
+  private void upsert(String key, String json) {
+    try {
+      WorkerDescriptor d = WorkerDescriptor.CODEC.decode(new JsonObject(json));
+      workers.put(key, d);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "ignoring malformed registry entry " + key + ": " + e.getMessage());
+    }
+  }
+
+  /** Subscribes, then loads what is already registered (the listener covers anything racing with the load). */
+  public Future<Void> start() {
+    return vertx.executeBlocking(() -> {
+      entryListener = map.addEntryListener(new Listener(), true);
+      membershipListener = hazelcast.getCluster().addMembershipListener(new MembershipListener() {
+        @Override
+        public void memberAdded(MembershipEvent event) {
+        }
+
+        @Override
+        public void memberRemoved(MembershipEvent event) {
+          String nodeId = event.getMember().getUuid().toString();
+          workers.values().removeIf(w -> w.nodeId().equals(nodeId));
+        }
+      });
+      for (Map.Entry<String, String> e : map.entrySet()) {
+        upsert(e.getKey(), e.getValue());
+      }
+      return null;
+    });
+  }
+
+  public Future<Void> stop() {
+    return vertx.executeBlocking(() -> {
+      if (entryListener != null) {
+        map.removeEntryListener(entryListener);
+      }
+      if (membershipListener != null) {
+        hazelcast.getCluster().removeMembershipListener(membershipListener);
+      }
+      return null;
+    });
+  }
+
+  /** Workers of a role, sorted by id so that round-robin order is stable across replicas. */
+  public List<WorkerDescriptor> workers(WorkerRole role) {
+    return workers.values().stream()
+        .filter(w -> w.role() == role)
+        .sorted(java.util.Comparator.comparing(WorkerDescriptor::workerId))
+        .toList();
+  }
+
+  public WorkerDescriptor get(String workerId) {
+    return workers.get(workerId);
+  }
+}

@@ -1,0 +1,168 @@
+package dev.tandem.worker;
+
+import dev.tandem.engine.Engine;
+import dev.tandem.engine.KvCache;
+import dev.tandem.engine.Sampler;
+import dev.tandem.engine.StopCondition;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Continuous batching: every step advances each active sequence by one token; sequences join and
+ * leave only between steps. {@link #begin()} and {@link #complete} run on the worker's event loop,
+ * {@link #compute} on a compute thread, and a step's sequences are not touched by anyone else while it
+ * computes.
+ */
+final class DecodeBatch {
+
+  /** The sequences one step advances, frozen when the step begins. */
+  record Step(List<DecodeSequence> sequences) {
+  }
+
+  /** What a step did to one sequence: the token it produced (or none) and whether it finished. */
+  record Outcome(DecodeSequence sequence, int seq, int[] tokens, String finishReason) {
+  }
+
+  private final Engine engine;
+  private final int maxBatch;
+  private final ArrayDeque<DecodeSequence> waiting = new ArrayDeque<>();
+  private final Map<Long, DecodeSequence> active = new LinkedHashMap<>();
+  private Step running;
+
+  DecodeBatch(Engine engine, int maxBatch) {
+    this.engine = engine;
+    this.maxBatch = maxBatch;
+  }
+
+  void join(DecodeSequence sequence) {
+    waiting.add(sequence);
+  }
+
+  /** Cancels a sequence: gone now if idle, or dropped when the step computing it completes. */
+  DecodeSequence cancel(long requestId) {
+    for (Iterator<DecodeSequence> it = waiting.iterator(); it.hasNext(); ) {
+      DecodeSequence s = it.next();
+      if (s.requestId == requestId) {
+        it.remove();
+        s.cache.free();
+        return s;
+      }
+    }
+    DecodeSequence s = active.get(requestId);
+    if (s == null) {
+      return null;
+    }
+    s.cancelled = true;
+    if (running == null || !running.sequences.contains(s)) {
+      active.remove(requestId);
+      s.cache.free();
+    }
+    return s;
+  }
+
+  boolean contains(long requestId) {
+    return active.containsKey(requestId) || waiting.stream().anyMatch(s -> s.requestId == requestId);
+  }
+
+  boolean stepping() {
+    return running != null;
+  }
+
+  int activeCount() {
+    return active.size();
+  }
+
+  int waitingCount() {
+    return waiting.size();
+  }
+
+  long kvBytes() {
+    long bytes = 0;
+    for (DecodeSequence s : active.values()) {
+      bytes += s.cache.bytes();
+    }
+    for (DecodeSequence s : waiting) {
+      bytes += s.cache.bytes();
+    }
+    return bytes;
+  }
+
+  /** Admits waiting sequences up to the batch limit and freezes the step; null when there is nothing to do. */
+  Step begin() {
+    if (running != null) {
+      throw new IllegalStateException("a step is already running");
+    }
+    while (active.size() < maxBatch && !waiting.isEmpty()) {
+      DecodeSequence s = waiting.poll();
+      active.put(s.requestId, s);
+    }
+    if (active.isEmpty()) {
+      return null;
+    }
+    running = new Step(List.copyOf(active.values()));
+    return running;
+  }
+
+  /** The math of a step; blocking, for a compute thread. */
+  float[][] compute(Step step) {
+    List<KvCache> caches = new ArrayList<>(step.sequences.size());
+    int[] tokens = new int[step.sequences.size()];
+    for (int i = 0; i < tokens.length; i++) {
+      DecodeSequence s = step.sequences.get(i);
+      caches.add(s.cache);
+      tokens[i] = s.lastToken;
+    }
+    return engine.decodeStep(caches, tokens);
+  }
+
+  /**
+   * Samples each sequence's next token from its logits and retires finished and cancelled sequences
+   * (freeing their KV). Cancelled sequences produce no outcome: nobody waits for them.
+   */
+  List<Outcome> complete(Step step, float[][] logits) {
+    if (step != running) {
+      throw new IllegalStateException("completing a step that is not running");
+    }
+    running = null;
+    List<Outcome> outcomes = new ArrayList<>(step.sequences.size());
+    for (int i = 0; i < logits.length; i++) {
+      DecodeSequence s = step.sequences.get(i);
+      if (s.cancelled) {
+        retire(s);
+        continue;
+      }
+      int position = s.cache.length();
+      int token = Sampler.sample(logits[i], s.sampling, position);
+      int seq = s.generated;
+      s.generated++;
+      StopCondition.Outcome outcome = s.stop.check(token, s.generated);
+      int[] emitted = outcome == StopCondition.Outcome.STOP ? new int[0] : new int[] {token};
+      s.lastToken = token;
+      if (outcome.finished()) {
+        retire(s);
+        outcomes.add(new Outcome(s, seq, emitted, outcome.finishReason()));
+      } else {
+        outcomes.add(new Outcome(s, seq, emitted, null));
+      }
+    }
+    return outcomes;
+  }
+
+  /** A step whose compute failed: its sequences cannot continue (their caches are in an unknown state). */
+  List<DecodeSequence> abort(Step step) {
+    running = null;
+    for (DecodeSequence s : step.sequences) {
+      retire(s);
+    }
+    return step.sequences.stream().filter(s -> !s.cancelled).toList();
+  }
+
+  private void retire(DecodeSequence s) {
+    active.remove(s.requestId);
+    s.cache.free();
+  }
+}

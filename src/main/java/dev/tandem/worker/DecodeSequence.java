@@ -1,0 +1,32 @@
+package dev.tandem.worker;
+
+import dev.tandem.engine.KvCache;
+import dev.tandem.engine.SamplingParams;
+import dev.tandem.engine.StopCondition;
+
+/**
+ * One request in a decode worker's batch: its KV, the token to feed next and how many tokens it has
+ * generated. Mutated only between steps, on the worker's event loop.
+ */
+final class DecodeSequence {
+  final long requestId;
+  final String routerId;
+  final KvCache cache;
+  final SamplingParams sampling;
+  final StopCondition stop;
+  int lastToken;
+  /** Tokens generated so far, the prefill worker's first token included. */
+  int generated;
+  boolean cancelled;
+
+  DecodeSequence(long requestId, String routerId, KvCache cache, SamplingParams sampling, StopCondition stop,
+                 int firstToken) {
+    this.requestId = requestId;
+    this.routerId = routerId;
+    this.cache = cache;
+    this.sampling = sampling;
+    this.stop = stop;
+    this.lastToken = firstToken;
+    this.generated = 1;
+  }
+}

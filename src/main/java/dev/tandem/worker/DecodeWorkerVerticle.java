@@ -1,0 +1,178 @@
+package dev.tandem.worker;
+
+import dev.tandem.cluster.WorkerAnnouncer;
+import dev.tandem.config.WorkerSettings;
+import dev.tandem.engine.Engine;
+import dev.tandem.engine.KvCache;
+import dev.tandem.engine.StopCondition;
+import dev.tandem.protocol.Addresses;
+import dev.tandem.protocol.CancelRequest;
+import dev.tandem.protocol.DecodeRequest;
+import dev.tandem.protocol.ProtocolException;
+import dev.tandem.protocol.TokenBatch;
+import dev.tandem.protocol.TokenEvent;
+import dev.tandem.protocol.WorkerDescriptor;
+import dev.tandem.protocol.WorkerFailure;
+import dev.tandem.protocol.WorkerRole;
+import dev.tandem.protocol.WorkerStatus;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.WorkerExecutor;
+import io.vertx.core.eventbus.EventBus;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * A decode worker: receives KV from prefill workers, joins requests to a continuous batch, and streams
+ * each step's tokens to the routers that own the requests — one message per router per step.
+ */
+public final class DecodeWorkerVerticle extends VerticleBase {
+  private static final Logger LOG = Logger.getLogger(DecodeWorkerVerticle.class.getName());
+
+  private final String workerId;
+  private final Engine engine;
+  private final WorkerSettings settings;
+  private final WorkerAnnouncer announcer;
+  private final String nodeId;
+  private final List<MessageConsumer<?>> consumers = new ArrayList<>();
+  private KvInbox inbox;
+  private DecodeBatch batch;
+  private WorkerExecutor compute;
+  private long steps;
+
+  public DecodeWorkerVerticle(String workerId, Engine engine, WorkerSettings settings, WorkerAnnouncer announcer,
+                              String nodeId) {
+    this.workerId = workerId;
+    this.engine = engine;
+    this.settings = settings;
+    this.announcer = announcer;
+    this.nodeId = nodeId;
+  }
+
+  @Override
+  public Future<?> start() {
+    inbox = new KvInbox(vertx, engine.kvLayout(), engine.info().fingerprint(), settings.maxKvTransferBytes(),
+        settings.kvParkTimeoutMs());
+    batch = new DecodeBatch(engine, settings.maxBatch());
+    // One thread: steps of one worker are sequential by nature; other workers use the other cores.
+    compute = vertx.createSharedWorkerExecutor("tandem-decode-" + workerId, 1);
+    EventBus bus = vertx.eventBus();
+    consumers.add(bus.consumer(Addresses.decodeKv(workerId), this::onKvChunk));
+    consumers.add(bus.<JsonObject>consumer(Addresses.decodeStart(workerId), this::onDecodeRequest));
+    consumers.add(bus.<JsonObject>consumer(Addresses.decodeCancel(workerId), this::onCancel));
+    consumers.add(bus.consumer(Addresses.workerStatus(workerId), m -> m.reply(WorkerStatus.CODEC.encode(status()))));
+    List<Future<Void>> ready = new ArrayList<>();
+    consumers.forEach(c -> ready.add(c.completion()));
+    return Future.all(ready).compose(v -> announcer.start(descriptor(false)));
+  }
+
+  @Override
+  public Future<?> stop() {
+    return announcer.stop().eventually(() -> compute.close());
+  }
+
+  private WorkerDescriptor descriptor(boolean draining) {
+    return new WorkerDescriptor(workerId, WorkerRole.DECODE, engine.info().name(), engine.info().fingerprint(),
+        nodeId, settings.maxBatch(), draining);
+  }
+
+  public WorkerStatus status() {
+    return new WorkerStatus(workerId, WorkerRole.DECODE, 0, batch.activeCount() + batch.waitingCount(),
+        inbox.parkedCount(), inbox.incomingCount(), batch.kvBytes() + inbox.parkedBytes());
+  }
+
+  private void onKvChunk(Message<Object> message) {
+    inbox.onChunk(message, batch::contains);
+  }
+
+  private void onDecodeRequest(Message<JsonObject> message) {
+    DecodeRequest request;
+    try {
+      request = DecodeRequest.CODEC.decode(message.body());
+    } catch (ProtocolException e) {
+      message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
+      return;
+    }
+    if (batch.contains(request.requestId())) {
+      message.fail(WorkerFailure.BAD_REQUEST.code(), "request " + request.requestId() + " is already decoding");
+      return;
+    }
+    KvCache cache = inbox.claim(request.requestId());
+    if (cache == null) {
+      message.fail(WorkerFailure.KV_MISSING.code(), "no KV for request " + request.requestId()
+          + " (never arrived, or freed after " + settings.kvParkTimeoutMs() + " ms)");
+      return;
+    }
+    int seqLen = engine.info().config().seqLen();
+    if (request.maxNewTokens() < 2 || cache.length() + 1 >= seqLen
+        || request.firstToken() < 0 || request.firstToken() >= engine.info().config().vocabSize()) {
+      cache.free();
+      message.fail(WorkerFailure.BAD_REQUEST.code(), "nothing to decode for request " + request.requestId());
+      return;
+    }
+    StopCondition stop = new StopCondition(engine.tokenizer(), request.stopTokens(), request.maxNewTokens(),
+        cache.length(), seqLen);
+    batch.join(new DecodeSequence(request.requestId(), request.routerId(), cache, request.sampling(), stop,
+        request.firstToken()));
+    message.reply(new JsonObject().put("request_id", request.requestId()).put("joined", true));
+    stepIfIdle();
+  }
+
+  private void onCancel(Message<JsonObject> message) {
+    try {
+      long id = CancelRequest.CODEC.decode(message.body()).requestId();
+      inbox.drop(id);
+      batch.cancel(id);
+    } catch (ProtocolException e) {
+      LOG.fine(() -> "ignoring malformed cancel: " + e.getMessage());
+    }
+  }
+
+  private void stepIfIdle() {
+    if (batch.stepping()) {
+      return;
+    }
+    DecodeBatch.Step step = batch.begin();
+    if (step == null) {
+      return;
+    }
+    compute.<float[][]>executeBlocking(() -> batch.compute(step), false).onComplete(ar -> {
+      if (ar.succeeded()) {
+        steps++;
+        publish(batch.complete(step, ar.result()));
+      } else {
+        LOG.log(Level.WARNING, "decode step failed on " + workerId, ar.cause());
+        for (DecodeSequence s : batch.abort(step)) {
+          send(s.routerId, List.of(new TokenEvent(s.requestId, s.generated, new int[0], null,
+              "decode step failed: " + ar.cause().getMessage())));
+        }
+      }
+      // Let newly arrived requests and cancels in between steps, then go on.
+      vertx.runOnContext(v -> stepIfIdle());
+    });
+  }
+
+  private void publish(List<DecodeBatch.Outcome> outcomes) {
+    Map<String, List<TokenEvent>> byRouter = new HashMap<>();
+    for (DecodeBatch.Outcome o : outcomes) {
+      byRouter.computeIfAbsent(o.sequence().routerId, r -> new ArrayList<>())
+          .add(new TokenEvent(o.sequence().requestId, o.seq(), o.tokens(), o.finishReason(), null));
+    }
+    byRouter.forEach(this::send);
+  }
+
+  private void send(String routerId, List<TokenEvent> events) {
+    vertx.eventBus().send(Addresses.routerTokens(routerId), TokenBatch.CODEC.encode(new TokenBatch(workerId, events)));
+  }
+
+  public long steps() {
+    return steps;
+  }
+}

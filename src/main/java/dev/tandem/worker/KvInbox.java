@@ -1,0 +1,192 @@
+package dev.tandem.worker;
+
+import dev.tandem.engine.KvCache;
+import dev.tandem.engine.KvLayout;
+import dev.tandem.protocol.KvAck;
+import dev.tandem.protocol.KvChunk;
+import dev.tandem.protocol.KvTransferAssembler;
+import dev.tandem.protocol.KvTransferException;
+import dev.tandem.protocol.ProtocolException;
+import dev.tandem.protocol.WorkerFailure;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.Message;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The decode side of KV transfer: assembles each request's chunks, answers the last chunk with
+ * KV_CACHE_ACK (or the reason it was refused), and parks the finished cache until its DECODE_REQUEST
+ * claims it. Anything not claimed within the park timeout is freed — a router that vanished between
+ * prefill and decode leaves no KV behind. Runs on the worker's event loop.
+ */
+final class KvInbox {
+
+  private final class Transfer {
+    final long requestId;
+    final KvTransferAssembler assembler;
+    final long timerId;
+    int nextIndex;
+    /** Set once a chunk was refused; later chunks are dropped and the last one gets this answer. */
+    WorkerFailure failure;
+    String failureMessage;
+
+    Transfer(long requestId, KvTransferAssembler assembler) {
+      this.requestId = requestId;
+      this.assembler = assembler;
+      this.timerId = vertx.setTimer(parkTimeoutMs, id -> expire(requestId));
+    }
+  }
+
+  private record Parked(KvCache cache, long timerId) {
+  }
+
+  private final Vertx vertx;
+  private final KvLayout layout;
+  private final long fingerprint;
+  private final long maxBytes;
+  private final long parkTimeoutMs;
+  private final Map<Long, Transfer> incoming = new HashMap<>();
+  private final Map<Long, Parked> parked = new HashMap<>();
+  private long expired;
+
+  KvInbox(Vertx vertx, KvLayout layout, long fingerprint, long maxBytes, long parkTimeoutMs) {
+    this.vertx = vertx;
+    this.layout = layout;
+    this.fingerprint = fingerprint;
+    this.maxBytes = maxBytes;
+    this.parkTimeoutMs = parkTimeoutMs;
+  }
+
+  /** Handles one KV_CACHE message. */
+  void onChunk(Message<Object> message, java.util.function.LongPredicate alreadyKnown) {
+    KvChunk chunk;
+    try {
+      chunk = KvChunk.fromMessage(message.headers(), message.body());
+    } catch (ProtocolException e) {
+      message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
+      return;
+    }
+    long id = chunk.requestId();
+    Transfer t = incoming.get(id);
+    if (t == null) {
+      if (chunk.index() != 0 || parked.containsKey(id) || alreadyKnown.test(id)) {
+        refuse(message, chunk, WorkerFailure.KV_TRANSFER_FAILED, "unexpected KV chunk " + chunk.index() + " for request " + id);
+        return;
+      }
+      t = new Transfer(id, new KvTransferAssembler(layout, fingerprint, maxBytes));
+      incoming.put(id, t);
+    }
+    if (t.failure == null) {
+      accept(t, chunk);
+    }
+    if (!chunk.last()) {
+      return;
+    }
+    incoming.remove(id);
+    if (t.failure != null) {
+      vertx.cancelTimer(t.timerId);
+      message.fail(t.failure.code(), t.failureMessage);
+      return;
+    }
+    try {
+      KvCache cache = t.assembler.finish();
+      vertx.cancelTimer(t.timerId);
+      parked.put(id, new Parked(cache, vertx.setTimer(parkTimeoutMs, tid -> expire(id))));
+      message.reply(KvAck.CODEC.encode(new KvAck(id, t.assembler.bytesReceived(), cache.length())));
+    } catch (KvTransferException e) {
+      vertx.cancelTimer(t.timerId);
+      message.fail(failureOf(e).code(), e.getMessage());
+    }
+  }
+
+  private void accept(Transfer t, KvChunk chunk) {
+    if (chunk.index() != t.nextIndex) {
+      fail(t, WorkerFailure.KV_TRANSFER_FAILED, "KV chunk " + chunk.index() + " arrived, expected " + t.nextIndex);
+      return;
+    }
+    t.nextIndex++;
+    try {
+      t.assembler.accept(chunk.payload());
+    } catch (KvTransferException e) {
+      fail(t, failureOf(e), e.getMessage());
+    }
+  }
+
+  private void fail(Transfer t, WorkerFailure failure, String message) {
+    t.failure = failure;
+    t.failureMessage = message;
+  }
+
+  private static WorkerFailure failureOf(KvTransferException e) {
+    return switch (e.reason()) {
+      case TOO_LARGE -> WorkerFailure.KV_TOO_LARGE;
+      case MODEL_MISMATCH, LAYOUT_MISMATCH -> WorkerFailure.MODEL_MISMATCH;
+      default -> WorkerFailure.KV_TRANSFER_FAILED;
+    };
+  }
+
+  private void refuse(Message<Object> message, KvChunk chunk, WorkerFailure failure, String text) {
+    if (chunk.last()) {
+      message.fail(failure.code(), text);
+    }
+  }
+
+  /** Hands the parked KV of a request to its DECODE_REQUEST; null when there is none. */
+  KvCache claim(long requestId) {
+    Parked p = parked.remove(requestId);
+    if (p == null) {
+      return null;
+    }
+    vertx.cancelTimer(p.timerId);
+    return p.cache;
+  }
+
+  /** Frees whatever the request holds here; true if it held anything. */
+  boolean drop(long requestId) {
+    Transfer t = incoming.remove(requestId);
+    if (t != null) {
+      vertx.cancelTimer(t.timerId);
+    }
+    Parked p = parked.remove(requestId);
+    if (p != null) {
+      vertx.cancelTimer(p.timerId);
+      p.cache.free();
+    }
+    return t != null || p != null;
+  }
+
+  private void expire(long requestId) {
+    if (incoming.containsKey(requestId) || parked.containsKey(requestId)) {
+      expired++;
+      drop(requestId);
+    }
+  }
+
+  boolean holds(long requestId) {
+    return incoming.containsKey(requestId) || parked.containsKey(requestId);
+  }
+
+  int parkedCount() {
+    return parked.size();
+  }
+
+  int incomingCount() {
+    return incoming.size();
+  }
+
+  long expiredCount() {
+    return expired;
+  }
+
+  long parkedBytes() {
+    long bytes = 0;
+    for (Parked p : parked.values()) {
+      bytes += p.cache.bytes();
+    }
+    for (Transfer t : incoming.values()) {
+      bytes += t.assembler.bytesReceived();
+    }
+    return bytes;
+  }
+}

@@ -1,0 +1,214 @@
+package dev.tandem.worker;
+
+import dev.tandem.cluster.WorkerAnnouncer;
+import dev.tandem.config.WorkerSettings;
+import dev.tandem.engine.Engine;
+import dev.tandem.engine.KvCache;
+import dev.tandem.engine.Sampler;
+import dev.tandem.protocol.Addresses;
+import dev.tandem.protocol.CancelRequest;
+import dev.tandem.protocol.KvAck;
+import dev.tandem.protocol.KvChunk;
+import dev.tandem.protocol.KvTransferCodec;
+import dev.tandem.protocol.PrefillDone;
+import dev.tandem.protocol.PrefillRequest;
+import dev.tandem.protocol.ProtocolException;
+import dev.tandem.protocol.WorkerDescriptor;
+import dev.tandem.protocol.WorkerFailure;
+import dev.tandem.protocol.WorkerRole;
+import dev.tandem.protocol.WorkerStatus;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.WorkerExecutor;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * A prefill worker: computes a prompt's KV cache and first token off the event loop, ships the KV to
+ * the chosen decode worker in bounded chunks, and answers PREFILL_DONE once the decode worker has
+ * acknowledged the whole cache.
+ */
+public final class PrefillWorkerVerticle extends VerticleBase {
+  private static final Logger LOG = Logger.getLogger(PrefillWorkerVerticle.class.getName());
+
+  /** A prompt accepted by this worker; {@code cancelled} is read by the compute thread between positions. */
+  private static final class Job {
+    final PrefillRequest request;
+    volatile boolean cancelled;
+
+    Job(PrefillRequest request) {
+      this.request = request;
+    }
+  }
+
+  private record Computed(int firstToken, List<Buffer> chunks, long micros) {
+  }
+
+  private final String workerId;
+  private final Engine engine;
+  private final WorkerSettings settings;
+  private final WorkerAnnouncer announcer;
+  private final String nodeId;
+  private final List<MessageConsumer<?>> consumers = new ArrayList<>();
+  private final Map<Long, Job> jobs = new HashMap<>();
+  private WorkerExecutor compute;
+
+  public PrefillWorkerVerticle(String workerId, Engine engine, WorkerSettings settings, WorkerAnnouncer announcer,
+                               String nodeId) {
+    this.workerId = workerId;
+    this.engine = engine;
+    this.settings = settings;
+    this.announcer = announcer;
+    this.nodeId = nodeId;
+  }
+
+  @Override
+  public Future<?> start() {
+    compute = vertx.createSharedWorkerExecutor("tandem-prefill-" + workerId, settings.prefillConcurrency());
+    consumers.add(vertx.eventBus().<JsonObject>consumer(Addresses.prefill(workerId), this::onPrefill));
+    consumers.add(vertx.eventBus().<JsonObject>consumer(Addresses.prefillCancel(workerId), this::onCancel));
+    consumers.add(vertx.eventBus().consumer(Addresses.workerStatus(workerId),
+        m -> m.reply(WorkerStatus.CODEC.encode(status()))));
+    List<Future<Void>> ready = new ArrayList<>();
+    consumers.forEach(c -> ready.add(c.completion()));
+    return Future.all(ready).compose(v -> announcer.start(new WorkerDescriptor(workerId, WorkerRole.PREFILL,
+        engine.info().name(), engine.info().fingerprint(), nodeId, settings.prefillConcurrency(), false)));
+  }
+
+  @Override
+  public Future<?> stop() {
+    return announcer.stop().eventually(() -> compute.close());
+  }
+
+  public WorkerStatus status() {
+    return new WorkerStatus(workerId, WorkerRole.PREFILL, jobs.size(), 0, 0, 0, 0);
+  }
+
+  private void onPrefill(Message<JsonObject> message) {
+    PrefillRequest request;
+    try {
+      request = PrefillRequest.CODEC.decode(message.body());
+    } catch (ProtocolException e) {
+      message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
+      return;
+    }
+    String invalid = validate(request);
+    if (invalid != null) {
+      message.fail(WorkerFailure.BAD_REQUEST.code(), invalid);
+      return;
+    }
+    long kvBytes = KvTransferCodec.encodedSize(engine.kvLayout(), request.promptTokens().length);
+    if (kvBytes > settings.maxKvTransferBytes()) {
+      message.fail(WorkerFailure.KV_TOO_LARGE.code(), "the prompt's KV cache is " + kvBytes
+          + " bytes, over the limit of " + settings.maxKvTransferBytes() + " bytes (max_kv_transfer_bytes)");
+      return;
+    }
+    if (jobs.containsKey(request.requestId())) {
+      message.fail(WorkerFailure.BAD_REQUEST.code(), "request " + request.requestId() + " is already prefilling");
+      return;
+    }
+    Job job = new Job(request);
+    jobs.put(request.requestId(), job);
+    compute.<Computed>executeBlocking(() -> computeKv(job), false)
+        .compose(computed -> ship(job, computed))
+        .onComplete(ar -> {
+          jobs.remove(request.requestId());
+          if (ar.succeeded()) {
+            message.reply(PrefillDone.CODEC.encode(ar.result()));
+          } else {
+            replyFailure(message, job, ar.cause());
+          }
+        });
+  }
+
+  private String validate(PrefillRequest request) {
+    int[] tokens = request.promptTokens();
+    int seqLen = engine.info().config().seqLen();
+    if (tokens.length == 0 || tokens.length >= seqLen) {
+      return "prompt has " + tokens.length + " tokens; it must have 1 to " + (seqLen - 1);
+    }
+    int vocab = engine.info().config().vocabSize();
+    for (int t : tokens) {
+      if (t < 0 || t >= vocab) {
+        return "token id " + t + " is outside the vocabulary [0, " + vocab + ")";
+      }
+    }
+    return null;
+  }
+
+  private Computed computeKv(Job job) {
+    long start = System.nanoTime();
+    KvCache cache = engine.newCache();
+    float[] logits = engine.prefill(cache, job.request.promptTokens(), () -> job.cancelled);
+    int first = Sampler.sample(logits, job.request.sampling(), cache.length());
+    List<Buffer> chunks = KvTransferCodec.encode(cache, engine.info().fingerprint(), settings.kvChunkBytes());
+    long micros = (System.nanoTime() - start) / 1000;
+    cache.free();
+    return new Computed(first, chunks, micros);
+  }
+
+  /** Sends the chunks in order; the last one is a request whose reply is the decode worker's ack. */
+  private Future<PrefillDone> ship(Job job, Computed computed) {
+    if (job.cancelled) {
+      return Future.failedFuture(new CancellationException());
+    }
+    long id = job.request.requestId();
+    String address = Addresses.decodeKv(job.request.decodeWorkerId());
+    List<Buffer> chunks = computed.chunks();
+    long bytes = 0;
+    for (int i = 0; i < chunks.size() - 1; i++) {
+      bytes += chunks.get(i).length();
+      vertx.eventBus().send(address, chunks.get(i), new KvChunk(id, i, false, chunks.get(i)).deliveryOptions());
+    }
+    int lastIndex = chunks.size() - 1;
+    Buffer last = chunks.get(lastIndex);
+    long total = bytes + last.length();
+    DeliveryOptions options = new KvChunk(id, lastIndex, true, last).deliveryOptions()
+        .setSendTimeout(settings.kvParkTimeoutMs());
+    return vertx.eventBus().<JsonObject>request(address, last, options).map(reply -> {
+      KvAck ack = KvAck.CODEC.decode(reply.body());
+      if (ack.bytesReceived() != total) {
+        throw new IllegalStateException("decode worker acknowledged " + ack.bytesReceived() + " of " + total + " bytes");
+      }
+      return new PrefillDone(id, computed.firstToken(), job.request.promptTokens().length, total, computed.micros());
+    });
+  }
+
+  private void replyFailure(Message<JsonObject> message, Job job, Throwable cause) {
+    if (job.cancelled || cause instanceof CancellationException) {
+      message.fail(WorkerFailure.CANCELLED.code(), "request " + job.request.requestId() + " was cancelled");
+    } else if (cause instanceof ReplyException re) {
+      // The decode worker refused or never answered the KV: pass its reason on to the router.
+      WorkerFailure f = WorkerFailure.of(re);
+      message.fail((f == null ? WorkerFailure.KV_TRANSFER_FAILED : f).code(),
+          "KV transfer to " + job.request.decodeWorkerId() + " failed: " + re.getMessage());
+    } else if (cause instanceof IllegalArgumentException) {
+      message.fail(WorkerFailure.BAD_REQUEST.code(), cause.getMessage());
+    } else {
+      LOG.log(Level.WARNING, "prefill of request " + job.request.requestId() + " failed", cause);
+      message.fail(WorkerFailure.INTERNAL.code(), "prefill failed: " + cause);
+    }
+  }
+
+  private void onCancel(Message<JsonObject> message) {
+    try {
+      Job job = jobs.get(CancelRequest.CODEC.decode(message.body()).requestId());
+      if (job != null) {
+        job.cancelled = true;
+      }
+    } catch (ProtocolException e) {
+      LOG.fine(() -> "ignoring malformed cancel: " + e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,199 @@
+package dev.tandem;
+
+import dev.tandem.config.ConfigException;
+import dev.tandem.config.ConfigLoader;
+import dev.tandem.config.TandemConfig;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * The {@code tandem} command: {@code all} (the default: router and workers in one JVM), {@code router},
+ * {@code prefill} and {@code decode}, each a node of one cluster.
+ */
+@Command(name = "tandem", mixinStandardHelpOptions = true, version = "tandem 0.1.0",
+    description = "Disaggregated LLM inference router. Without a subcommand runs 'all'.",
+    subcommands = {Main.All.class, Main.RouterCommand.class, Main.PrefillCommand.class, Main.DecodeCommand.class})
+public final class Main implements Callable<Integer> {
+
+  /** Options every mode shares. */
+  static final class CommonOptions {
+    @Option(names = "--config", description = "YAML configuration (default: conf/tandem.yaml if present)")
+    Path config;
+    @Option(names = "--model", description = "llama2.c checkpoint (legacy float32 .bin); default: the built-in model")
+    String model;
+    @Option(names = "--tokenizer", description = "llama2.c tokenizer.bin for --model")
+    String tokenizer;
+    @Option(names = "--join", split = ",", description = "cluster members to join, host:port[,host:port…]")
+    List<String> join;
+    @Option(names = "--cluster-name", description = "Hazelcast cluster name")
+    String clusterName;
+    @Option(names = "--cluster-port", description = "Hazelcast member port (auto-increments when taken)")
+    Integer clusterPort;
+    @Option(names = "--http-port", description = "router HTTP port")
+    Integer httpPort;
+
+    TandemConfig load() {
+      Path file = config != null ? config : Path.of("conf", "tandem.yaml");
+      JsonObject json = ConfigLoader.readYaml(file, config != null);
+      TandemConfig c = TandemConfig.fromJson(json);
+      if (model != null) {
+        c = c.withModel(c.model().withPath(model));
+      }
+      if (tokenizer != null) {
+        c = c.withModel(c.model().withTokenizer(tokenizer));
+      }
+      if (join != null) {
+        c = c.withCluster(c.cluster().withMembers(join));
+      }
+      if (clusterName != null) {
+        c = c.withCluster(c.cluster().withName(clusterName));
+      }
+      if (clusterPort != null) {
+        c = c.withCluster(c.cluster().withPort(clusterPort));
+      }
+      if (httpPort != null) {
+        c = c.withHttp(c.http().withPort(httpPort));
+      }
+      return c;
+    }
+  }
+
+  /** How many workers the embedded mode starts. */
+  static final class EmbeddedOptions {
+    @Option(names = "--prefill-workers", description = "prefill workers in this JVM (default 2)")
+    Integer prefillWorkers;
+    @Option(names = "--decode-workers", description = "decode workers in this JVM (default 2)")
+    Integer decodeWorkers;
+
+    int run(CommonOptions options) {
+      TandemConfig config = options.load();
+      int p = prefillWorkers != null ? prefillWorkers : config.embedded().prefillWorkers();
+      int d = decodeWorkers != null ? decodeWorkers : config.embedded().decodeWorkers();
+      return launch(config, TandemNode.Plan.embedded(p, d));
+    }
+  }
+
+  @Mixin
+  CommonOptions common = new CommonOptions();
+  @Mixin
+  EmbeddedOptions embedded = new EmbeddedOptions();
+
+  @Override
+  public Integer call() {
+    return embedded.run(common);
+  }
+
+  @Command(name = "all", description = "Router and workers in one JVM (a single-member cluster unless --join).")
+  static final class All implements Callable<Integer> {
+    @Mixin
+    CommonOptions common = new CommonOptions();
+    @Mixin
+    EmbeddedOptions embedded = new EmbeddedOptions();
+
+    @Override
+    public Integer call() {
+      return embedded.run(common);
+    }
+  }
+
+  @Command(name = "router", description = "A router node: HTTP API and scheduling, no model compute.")
+  static final class RouterCommand implements Callable<Integer> {
+    @Mixin
+    CommonOptions common = new CommonOptions();
+
+    @Override
+    public Integer call() {
+      return launch(common.load(), new TandemNode.Plan(true, List.of(), List.of()));
+    }
+  }
+
+  @Command(name = "prefill", description = "A prefill worker node.")
+  static final class PrefillCommand implements Callable<Integer> {
+    @Mixin
+    CommonOptions common = new CommonOptions();
+    @Option(names = "--worker-id", description = "worker id (default: prefill-<random>)")
+    String workerId;
+
+    @Override
+    public Integer call() {
+      String id = workerId != null ? workerId : "prefill-" + UUID.randomUUID().toString().substring(0, 8);
+      return launch(common.load(), new TandemNode.Plan(false, List.of(id), List.of()));
+    }
+  }
+
+  @Command(name = "decode", description = "A decode worker node.")
+  static final class DecodeCommand implements Callable<Integer> {
+    @Mixin
+    CommonOptions common = new CommonOptions();
+    @Option(names = "--worker-id", description = "worker id (default: decode-<random>)")
+    String workerId;
+
+    @Override
+    public Integer call() {
+      String id = workerId != null ? workerId : "decode-" + UUID.randomUUID().toString().substring(0, 8);
+      return launch(common.load(), new TandemNode.Plan(false, List.of(), List.of(id)));
+    }
+  }
+
+  /** Hazelcast and Vert.x chatter at WARNING unless the user brought a logging configuration. */
+  private static void configureLogging() {
+    if (System.getProperty("java.util.logging.config.file") != null) {
+      return;
+    }
+    try (java.io.InputStream in = Main.class.getResourceAsStream("/tandem-logging.properties")) {
+      if (in != null) {
+        java.util.logging.LogManager.getLogManager().readConfiguration(in);
+      }
+    } catch (java.io.IOException e) {
+      System.err.println("tandem: default logging configuration not loaded: " + e.getMessage());
+    }
+  }
+
+  static int launch(TandemConfig config, TandemNode.Plan plan) {
+    TandemNode node = TandemNode.start(config, plan);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> node.close().await(), "tandem-shutdown"));
+    System.out.println("Tandem node joined cluster '" + config.cluster().name() + "' (member "
+        + node.cluster().hazelcast().getCluster().getLocalMember().getAddress() + ")");
+    System.out.println("  model: " + node.engine().info().name() + " (" + node.engine().info().config() + ")");
+    if (!plan.prefillWorkerIds().isEmpty() || !plan.decodeWorkerIds().isEmpty()) {
+      System.out.println("  workers: prefill " + plan.prefillWorkerIds() + ", decode " + plan.decodeWorkerIds());
+    }
+    if (node.router() != null) {
+      String url = "http://" + config.http().host() + ":" + node.router().httpPort();
+      System.out.println("  router " + node.router().routerId() + " listening on " + url);
+      System.out.println("Try:");
+      System.out.println("  curl -N " + url + "/v1/completions -H 'Content-Type: application/json' "
+          + "-d '{\"prompt\": \"Once upon a time\", \"max_tokens\": 32, \"stream\": true}'");
+    }
+    return 0;
+  }
+
+  public static void main(String[] args) {
+    configureLogging();
+    CommandLine cli = new CommandLine(new Main());
+    cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
+      if (e instanceof ConfigException || e instanceof java.io.UncheckedIOException) {
+        cmd.getErr().println("tandem: " + e.getMessage());
+        return 2;
+      }
+      throw e;
+    });
+    int code = cli.execute(args);
+    if (code != 0) {
+      System.exit(code);
+    }
+    // Exit code 0 with live nodes: the Vert.x threads keep the JVM running until it is stopped.
+    if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")
+        || Arrays.asList(args).contains("--version") || Arrays.asList(args).contains("-V")) {
+      System.exit(0);
+    }
+  }
+}

@@ -1,0 +1,122 @@
+package dev.tandem;
+
+import dev.tandem.cluster.ClusterNode;
+import dev.tandem.cluster.WorkerAnnouncer;
+import dev.tandem.config.TandemConfig;
+import dev.tandem.engine.Engine;
+import dev.tandem.router.RouterVerticle;
+import dev.tandem.worker.DecodeWorkerVerticle;
+import dev.tandem.worker.EngineLoader;
+import dev.tandem.worker.PrefillWorkerVerticle;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * One JVM's part of a Tandem cluster: a clustered Vert.x node running any mix of a router and
+ * prefill/decode workers. The model is loaded once per node and shared by everything on it.
+ */
+public final class TandemNode {
+
+  /** What this node runs. */
+  public record Plan(boolean router, List<String> prefillWorkerIds, List<String> decodeWorkerIds) {
+    public static Plan embedded(int prefill, int decode) {
+      List<String> p = new ArrayList<>();
+      List<String> d = new ArrayList<>();
+      for (int i = 1; i <= prefill; i++) {
+        p.add("prefill-" + i);
+      }
+      for (int i = 1; i <= decode; i++) {
+        d.add("decode-" + i);
+      }
+      return new Plan(true, p, d);
+    }
+  }
+
+  private final ClusterNode cluster;
+  private final Engine engine;
+  private RouterVerticle router;
+  private final List<PrefillWorkerVerticle> prefillWorkers = new ArrayList<>();
+  private final List<DecodeWorkerVerticle> decodeWorkers = new ArrayList<>();
+
+  private TandemNode(ClusterNode cluster, Engine engine) {
+    this.cluster = cluster;
+    this.engine = engine;
+  }
+
+  /** Loads the model, joins the cluster and deploys what the plan asks for. Blocks the caller; not for an event loop. */
+  public static TandemNode start(TandemConfig config, Plan plan) {
+    return start(config, plan, EngineLoader.load(config.model(), config.worker().kvBlockSize()));
+  }
+
+  /** Starts a node around an engine built elsewhere (tests and benchmarks wrap engines to shape their cost). */
+  public static TandemNode start(TandemConfig config, Plan plan, Engine engine) {
+    ClusterNode cluster = ClusterNode.start(config.cluster(), config.router()).await();
+    TandemNode node = new TandemNode(cluster, engine);
+    try {
+      node.deploy(config, plan).await();
+    } catch (RuntimeException e) {
+      cluster.close().await();
+      throw e;
+    }
+    return node;
+  }
+
+  private Future<Void> deploy(TandemConfig config, Plan plan) {
+    Vertx vertx = cluster.vertx();
+    List<Future<String>> deployed = new ArrayList<>();
+    for (String id : plan.prefillWorkerIds()) {
+      PrefillWorkerVerticle w = new PrefillWorkerVerticle(id, engine, config.worker(), announcer(config), cluster.nodeId());
+      prefillWorkers.add(w);
+      deployed.add(vertx.deployVerticle(w));
+    }
+    for (String id : plan.decodeWorkerIds()) {
+      DecodeWorkerVerticle w = new DecodeWorkerVerticle(id, engine, config.worker(), announcer(config), cluster.nodeId());
+      decodeWorkers.add(w);
+      deployed.add(vertx.deployVerticle(w));
+    }
+    if (plan.router()) {
+      router = new RouterVerticle(config, engine.info(), engine.tokenizer(), cluster.hazelcast(),
+          "router-" + UUID.randomUUID().toString().substring(0, 8));
+      deployed.add(vertx.deployVerticle(router));
+    }
+    return Future.all(deployed).mapEmpty();
+  }
+
+  private WorkerAnnouncer announcer(TandemConfig config) {
+    return new WorkerAnnouncer(cluster.vertx(), cluster.hazelcast(), config.worker().heartbeatMs(),
+        config.worker().registryTtlMs());
+  }
+
+  public Vertx vertx() {
+    return cluster.vertx();
+  }
+
+  public ClusterNode cluster() {
+    return cluster;
+  }
+
+  public Engine engine() {
+    return engine;
+  }
+
+  /** The router on this node, or null. */
+  public RouterVerticle router() {
+    return router;
+  }
+
+  public List<PrefillWorkerVerticle> prefillWorkers() {
+    return prefillWorkers;
+  }
+
+  public List<DecodeWorkerVerticle> decodeWorkers() {
+    return decodeWorkers;
+  }
+
+  /** Undeploys everything (workers withdraw from the registry) and leaves the cluster. */
+  public Future<Void> close() {
+    return cluster.close();
+  }
+}

@@ -1,0 +1,36 @@
+package dev.tandem.api;
+
+import dev.tandem.router.DisaggRouter;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.handler.BodyHandler;
+
+/** The router's HTTP surface: OpenAI-compatible endpoints and errors in OpenAI's shape for every failure. */
+public final class HttpApi {
+  private HttpApi() {
+  }
+
+  public static Router create(Vertx vertx, CompletionRequestParser parser, DisaggRouter disagg, long maxBodyBytes) {
+    Router router = Router.router(vertx);
+    router.get("/health").handler(ctx -> ctx.json(new JsonObject().put("status", "UP")));
+    router.post("/v1/completions")
+        .handler(BodyHandler.create(false).setBodyLimit(maxBodyBytes))
+        .handler(new CompletionsHandler(parser, disagg));
+
+    router.errorHandler(404, ctx -> ErrorResponses.send(ctx.response(), 404,
+        ErrorResponses.body("no route for " + ctx.request().method() + " " + ctx.request().path(),
+            "invalid_request_error", null, "not_found")));
+    router.errorHandler(405, ctx -> ErrorResponses.send(ctx.response(), 405,
+        ErrorResponses.body("method " + ctx.request().method() + " is not allowed on " + ctx.request().path(),
+            "invalid_request_error", null, "method_not_allowed")));
+    router.errorHandler(413, ctx -> ErrorResponses.send(ctx.response(), 413,
+        ErrorResponses.body("the request body is larger than " + maxBodyBytes + " bytes",
+            "invalid_request_error", null, "request_too_large")));
+    router.errorHandler(400, ctx -> ErrorResponses.send(ctx.response(), 400,
+        ErrorResponses.body("bad request", "invalid_request_error", null, "bad_request")));
+    router.errorHandler(500, ctx -> ErrorResponses.send(ctx.response(), 500,
+        ErrorResponses.body("internal error", "server_error", null, "internal_error")));
+    return router;
+  }
+}

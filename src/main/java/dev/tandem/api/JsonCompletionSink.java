@@ -1,0 +1,49 @@
+package dev.tandem.api;
+
+import dev.tandem.router.GenerationFailure;
+import dev.tandem.router.TokenSink;
+import dev.tandem.router.Usage;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonArray;
+
+/** Collects a whole completion and answers it as one JSON object ({@code "stream": false}). */
+final class JsonCompletionSink implements TokenSink {
+  private final HttpServerResponse response;
+  private final String model;
+  private final StringBuilder text = new StringBuilder();
+  private final JsonArray tokenIds = new JsonArray();
+  private CompletionChunks chunks;
+
+  JsonCompletionSink(HttpServerResponse response, String model) {
+    this.response = response;
+    this.model = model;
+  }
+
+  @Override
+  public void onAccepted(long requestId, String prefillWorker, String decodeWorker) {
+    chunks = new CompletionChunks(requestId, model);
+    ResponseHeaders.put(response, requestId, prefillWorker, decodeWorker);
+  }
+
+  @Override
+  public void onTokens(int[] ids, String fragment) {
+    for (int id : ids) {
+      tokenIds.add(id);
+    }
+    text.append(fragment);
+  }
+
+  @Override
+  public void onFinish(String finishReason, Usage usage) {
+    if (response.closed()) {
+      return;
+    }
+    response.putHeader("Content-Type", "application/json")
+        .end(chunks.completion(text.toString(), tokenIds, finishReason, usage).encode());
+  }
+
+  @Override
+  public void onError(GenerationFailure failure) {
+    ErrorResponses.send(response, failure);
+  }
+}

@@ -1,0 +1,311 @@
+package dev.tandem.router;
+
+import dev.tandem.cluster.AffinityStore;
+import dev.tandem.cluster.RequestIdSource;
+import dev.tandem.cluster.WorkerDirectory;
+import dev.tandem.engine.StopCondition;
+import dev.tandem.engine.Tokenizer;
+import dev.tandem.protocol.Addresses;
+import dev.tandem.protocol.CancelRequest;
+import dev.tandem.protocol.DecodeRequest;
+import dev.tandem.protocol.PrefillDone;
+import dev.tandem.protocol.PrefillRequest;
+import dev.tandem.protocol.TokenBatch;
+import dev.tandem.protocol.TokenEvent;
+import dev.tandem.protocol.WorkerDescriptor;
+import dev.tandem.protocol.WorkerFailure;
+import dev.tandem.protocol.WorkerRole;
+import dev.tandem.router.scheduling.SchedulingProfile;
+import dev.tandem.router.scheduling.SchedulingRequest;
+import dev.tandem.router.scheduling.WorkerView;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonObject;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One request's life, from scheduling to the last token: picks a decode then a prefill worker, has
+ * the prefill worker compute and ship the KV, starts decode, feeds tokens to the request's sink, and
+ * on every ending — done, error, cancel, timeout — releases load, clears timers and tells the workers.
+ * Runs on the router verticle's event loop.
+ */
+public final class DisaggRouter {
+  private static final Logger LOG = Logger.getLogger(DisaggRouter.class.getName());
+
+  /** The caller's handle on a submitted request. */
+  public interface Handle {
+    /** The client went away: stop the request on its workers and free everything it holds. */
+    void cancel();
+  }
+
+  private final Vertx vertx;
+  private final Context context;
+  private final String routerId;
+  private final Tokenizer tokenizer;
+  private final int contextLength;
+  private final WorkerDirectory directory;
+  private final AffinityStore affinity;
+  private final RequestIdSource ids;
+  private final SchedulingProfile prefillProfile;
+  private final SchedulingProfile decodeProfile;
+  private final long requestTimeoutMs;
+  private final long prefillTimeoutMs;
+  private final LoadTracker loads = new LoadTracker();
+  private final Map<Long, ActiveRequest> active = new HashMap<>();
+  private long prefillTick;
+  private long decodeTick;
+
+  public DisaggRouter(Vertx vertx, Context context, String routerId, Tokenizer tokenizer, int contextLength,
+                      WorkerDirectory directory, AffinityStore affinity, RequestIdSource ids,
+                      SchedulingProfile prefillProfile, SchedulingProfile decodeProfile,
+                      long requestTimeoutMs, long prefillTimeoutMs) {
+    this.vertx = vertx;
+    this.context = context;
+    this.routerId = routerId;
+    this.tokenizer = tokenizer;
+    this.contextLength = contextLength;
+    this.directory = directory;
+    this.affinity = affinity;
+    this.ids = ids;
+    this.prefillProfile = prefillProfile;
+    this.decodeProfile = decodeProfile;
+    this.requestTimeoutMs = requestTimeoutMs;
+    this.prefillTimeoutMs = prefillTimeoutMs;
+  }
+
+  /** One request in flight on this router. */
+  private final class ActiveRequest implements Handle {
+    final GenerationRequest request;
+    final TokenSink sink;
+    final RequestStream stream;
+    long id = -1;
+    String prefillWorker;
+    String decodeWorker;
+    String affinityWorker;
+    /** True while this router counts the request against its prefill worker. */
+    boolean prefillLoadHeld;
+    long timerId = -1;
+    boolean ended;
+
+    ActiveRequest(GenerationRequest request, TokenSink sink) {
+      this.request = request;
+      this.sink = sink;
+      int[] prompt = request.promptTokens();
+      this.stream = new RequestStream(tokenizer, prompt[prompt.length - 1], sink);
+    }
+
+    @Override
+    public void cancel() {
+      context.runOnContext(v -> end(this, null, "cancelled"));
+    }
+  }
+
+  public Handle submit(GenerationRequest request, TokenSink sink) {
+    ActiveRequest a = new ActiveRequest(request, sink);
+    ids.next().onComplete(ar -> {
+      if (a.ended) {
+        return;
+      }
+      if (ar.failed()) {
+        end(a, GenerationFailure.upstream("no request id: " + ar.cause().getMessage()), null);
+        return;
+      }
+      a.id = ar.result();
+      active.put(a.id, a);
+      a.timerId = vertx.setTimer(requestTimeoutMs, t -> end(a, GenerationFailure.timeout(requestTimeoutMs), null));
+      lookupAffinity(a).onComplete(aff -> {
+        a.affinityWorker = aff.succeeded() ? aff.result() : null;
+        schedule(a);
+      });
+    });
+    return a;
+  }
+
+  private Future<String> lookupAffinity(ActiveRequest a) {
+    if (a.request.sessionKey() == null) {
+      return Future.succeededFuture(null);
+    }
+    return affinity.lookup(a.request.sessionKey(), context);
+  }
+
+  private void schedule(ActiveRequest a) {
+    if (a.ended) {
+      return;
+    }
+    int promptTokens = a.request.promptTokens().length;
+    Optional<WorkerView> decode = decodeProfile.choose(
+        new SchedulingRequest(a.request.sessionKey(), a.affinityWorker, promptTokens, decodeTick++),
+        views(directory.workers(WorkerRole.DECODE), -1));
+    if (decode.isEmpty()) {
+      end(a, GenerationFailure.noWorkers("decode"), null);
+      return;
+    }
+    long fingerprint = directory.get(decode.get().id()).modelFingerprint();
+    Optional<WorkerView> prefill = prefillProfile.choose(
+        new SchedulingRequest(a.request.sessionKey(), null, promptTokens, prefillTick++),
+        views(directory.workers(WorkerRole.PREFILL), fingerprint));
+    if (prefill.isEmpty()) {
+      end(a, GenerationFailure.noWorkers("prefill"), null);
+      return;
+    }
+    a.decodeWorker = decode.get().id();
+    a.prefillWorker = prefill.get().id();
+    loads.acquire(a.decodeWorker);
+    loads.acquire(a.prefillWorker);
+    a.prefillLoadHeld = true;
+    a.sink.onAccepted(a.id, a.prefillWorker, a.decodeWorker);
+    PrefillRequest request = new PrefillRequest(a.id, a.request.promptTokens(), a.decodeWorker, a.request.sampling());
+    vertx.eventBus().<JsonObject>request(Addresses.prefill(a.prefillWorker), PrefillRequest.CODEC.encode(request),
+            new DeliveryOptions().setSendTimeout(prefillTimeoutMs))
+        .onComplete(ar -> {
+          releasePrefillLoad(a);
+          if (a.ended) {
+            return;
+          }
+          if (ar.succeeded()) {
+            onPrefillDone(a, PrefillDone.CODEC.decode(ar.result().body()));
+          } else {
+            end(a, failureOf("prefill", ar.cause()), null);
+          }
+        });
+  }
+
+  private List<WorkerView> views(List<WorkerDescriptor> workers, long fingerprint) {
+    return workers.stream()
+        .filter(w -> fingerprint == -1 || w.modelFingerprint() == fingerprint)
+        .map(w -> new WorkerView(w.workerId(), w.model(), loads.inFlight(w.workerId()), w.draining()))
+        .toList();
+  }
+
+  private void onPrefillDone(ActiveRequest a, PrefillDone done) {
+    int first = done.firstToken();
+    StopCondition.Outcome outcome = new StopCondition(tokenizer, a.request.stopTokens(), a.request.maxTokens(),
+        a.request.promptTokens().length, contextLength).check(first, 1);
+    int[] tokens = outcome == StopCondition.Outcome.STOP ? new int[0] : new int[] {first};
+    if (outcome.finished()) {
+      onEvent(new TokenEvent(a.id, 0, tokens, outcome.finishReason(), null));
+      return;
+    }
+    onEvent(new TokenEvent(a.id, 0, tokens, null, null));
+    DecodeRequest decode = new DecodeRequest(a.id, first, a.request.maxTokens(), a.request.sampling(),
+        a.request.stopTokens(), routerId);
+    vertx.eventBus().<JsonObject>request(Addresses.decodeStart(a.decodeWorker), DecodeRequest.CODEC.encode(decode),
+            new DeliveryOptions().setSendTimeout(prefillTimeoutMs))
+        .onFailure(err -> end(a, failureOf("decode", err), null));
+  }
+
+  /** Tokens from a decode worker's step, for any number of this router's requests. */
+  public void onTokenBatch(TokenBatch batch) {
+    for (TokenEvent e : batch.events()) {
+      onEvent(e);
+    }
+  }
+
+  private void onEvent(TokenEvent event) {
+    ActiveRequest a = active.get(event.requestId());
+    if (a == null || a.ended) {
+      return;
+    }
+    if (a.stream.accept(event)) {
+      if (a.stream.error() != null) {
+        end(a, GenerationFailure.upstream(a.stream.error()), null);
+      } else {
+        end(a, null, null);
+      }
+    }
+  }
+
+  /**
+   * The single exit of a request: exactly once, whatever ended it. {@code failure} null and
+   * {@code cancelReason} null means it finished normally.
+   */
+  private void end(ActiveRequest a, GenerationFailure failure, String cancelReason) {
+    if (a.ended) {
+      return;
+    }
+    a.ended = true;
+    if (a.timerId >= 0) {
+      vertx.cancelTimer(a.timerId);
+    }
+    if (a.id >= 0) {
+      active.remove(a.id);
+    }
+    boolean ok = failure == null && cancelReason == null;
+    if (!ok && a.id >= 0) {
+      String reason = cancelReason != null ? cancelReason : failure.code();
+      tellWorkers(a, reason);
+    }
+    releasePrefillLoad(a);
+    if (a.decodeWorker != null) {
+      loads.release(a.decodeWorker);
+    }
+    if (ok) {
+      // Recorded before the response ends, so the session's next request already finds it.
+      recordAffinity(a).onComplete(v -> {
+        String tail = a.stream.flushText();
+        if (!tail.isEmpty()) {
+          a.sink.onTokens(new int[0], tail);
+        }
+        a.sink.onFinish(a.stream.finishReason(), new Usage(a.request.promptTokens().length, a.stream.delivered()));
+      });
+    } else if (failure != null) {
+      a.sink.onError(failure);
+    }
+  }
+
+  private void releasePrefillLoad(ActiveRequest a) {
+    if (a.prefillLoadHeld) {
+      a.prefillLoadHeld = false;
+      loads.release(a.prefillWorker);
+    }
+  }
+
+  private Future<Void> recordAffinity(ActiveRequest a) {
+    String session = a.request.sessionKey();
+    if (session == null || a.decodeWorker.equals(a.affinityWorker)) {
+      return Future.succeededFuture();
+    }
+    return affinity.record(session, a.decodeWorker, context)
+        .recover(e -> {
+          LOG.log(Level.FINE, "affinity not recorded for request " + a.id, e);
+          return Future.succeededFuture();
+        });
+  }
+
+  private void tellWorkers(ActiveRequest a, String reason) {
+    JsonObject cancel = CancelRequest.CODEC.encode(new CancelRequest(a.id, reason));
+    if (a.prefillWorker != null) {
+      vertx.eventBus().send(Addresses.prefillCancel(a.prefillWorker), cancel);
+    }
+    if (a.decodeWorker != null) {
+      vertx.eventBus().send(Addresses.decodeCancel(a.decodeWorker), cancel);
+    }
+  }
+
+  private static GenerationFailure failureOf(String phase, Throwable cause) {
+    WorkerFailure f = WorkerFailure.of(cause);
+    if (f == WorkerFailure.BAD_REQUEST) {
+      return GenerationFailure.invalid(cause.getMessage());
+    }
+    if (f == WorkerFailure.KV_TOO_LARGE) {
+      return new GenerationFailure(400, "invalid_request_error", "kv_transfer_limit_exceeded", cause.getMessage());
+    }
+    return GenerationFailure.upstream(phase + " failed: " + cause.getMessage());
+  }
+
+  /** Requests in flight on this router. */
+  public int activeRequests() {
+    return active.size();
+  }
+
+  public LoadTracker loads() {
+    return loads;
+  }
+}

@@ -1,0 +1,84 @@
+package dev.tandem.router;
+
+import dev.tandem.engine.TextStreamDecoder;
+import dev.tandem.engine.Tokenizer;
+import dev.tandem.protocol.TokenEvent;
+import java.util.Arrays;
+import java.util.TreeMap;
+
+/**
+ * One request's token stream as the router sees it: events are matched by sequence number, so a
+ * token is delivered to the sink exactly once and in order — an early event waits for the gap to
+ * fill, a repeated one (after a failover re-prefill) is trimmed. Text is decoded incrementally,
+ * holding back incomplete UTF-8.
+ */
+final class RequestStream {
+  private final TokenSink sink;
+  private final TextStreamDecoder text;
+  private final TreeMap<Integer, TokenEvent> early = new TreeMap<>();
+  private int delivered;
+  private String finishReason;
+  private String error;
+
+  RequestStream(Tokenizer tokenizer, int lastPromptToken, TokenSink sink) {
+    this.sink = sink;
+    this.text = new TextStreamDecoder(tokenizer, lastPromptToken);
+  }
+
+  /** Generated tokens delivered so far. */
+  int delivered() {
+    return delivered;
+  }
+
+  /** Applies an event; returns true once the stream has reached its end (finish or error). */
+  boolean accept(TokenEvent event) {
+    if (ended()) {
+      return true;
+    }
+    if (event.seq() > delivered) {
+      early.put(event.seq(), event);
+      return false;
+    }
+    apply(event);
+    while (!ended() && !early.isEmpty() && early.firstKey() <= delivered) {
+      apply(early.pollFirstEntry().getValue());
+    }
+    return ended();
+  }
+
+  private void apply(TokenEvent event) {
+    int skip = delivered - event.seq();
+    int[] tokens = event.tokens();
+    if (skip < tokens.length) {
+      int[] fresh = skip == 0 ? tokens : Arrays.copyOfRange(tokens, skip, tokens.length);
+      StringBuilder sb = new StringBuilder();
+      for (int t : fresh) {
+        sb.append(text.push(t));
+      }
+      delivered += fresh.length;
+      sink.onTokens(fresh, sb.toString());
+    }
+    if (event.error() != null) {
+      error = event.error();
+    } else if (event.finishReason() != null && event.seq() + tokens.length >= delivered) {
+      finishReason = event.finishReason();
+    }
+  }
+
+  boolean ended() {
+    return finishReason != null || error != null;
+  }
+
+  String finishReason() {
+    return finishReason;
+  }
+
+  String error() {
+    return error;
+  }
+
+  /** Text still held back (an incomplete UTF-8 tail, as U+FFFD), to send before the end. */
+  String flushText() {
+    return text.flush();
+  }
+}

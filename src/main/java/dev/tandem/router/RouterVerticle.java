@@ -1,0 +1,94 @@
+package dev.tandem.router;
+
+import com.hazelcast.core.HazelcastInstance;
+import dev.tandem.api.CompletionRequestParser;
+import dev.tandem.api.HttpApi;
+import dev.tandem.cluster.AffinityStore;
+import dev.tandem.cluster.RequestIdSource;
+import dev.tandem.cluster.WorkerDirectory;
+import dev.tandem.config.TandemConfig;
+import dev.tandem.engine.ModelInfo;
+import dev.tandem.engine.Tokenizer;
+import dev.tandem.protocol.Addresses;
+import dev.tandem.protocol.ProtocolException;
+import dev.tandem.protocol.TokenBatch;
+import dev.tandem.router.scheduling.SchedulingPlugins;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.json.JsonObject;
+import java.util.logging.Logger;
+
+/**
+ * A router node: the HTTP API, the token address every decode worker streams to, and the
+ * {@link DisaggRouter} that runs each request. All of it on one event loop, so request state needs
+ * no locks.
+ */
+public final class RouterVerticle extends VerticleBase {
+  private static final Logger LOG = Logger.getLogger(RouterVerticle.class.getName());
+
+  private final TandemConfig config;
+  private final ModelInfo model;
+  private final Tokenizer tokenizer;
+  private final HazelcastInstance hazelcast;
+  private final String routerId;
+  private WorkerDirectory directory;
+  private DisaggRouter disagg;
+  private HttpServer server;
+
+  public RouterVerticle(TandemConfig config, ModelInfo model, Tokenizer tokenizer, HazelcastInstance hazelcast,
+                        String routerId) {
+    this.config = config;
+    this.model = model;
+    this.tokenizer = tokenizer;
+    this.hazelcast = hazelcast;
+    this.routerId = routerId;
+  }
+
+  @Override
+  public Future<?> start() {
+    directory = new WorkerDirectory(vertx, hazelcast);
+    disagg = new DisaggRouter(vertx, context, routerId, tokenizer, model.config().seqLen(), directory,
+        new AffinityStore(hazelcast), new RequestIdSource(vertx, hazelcast),
+        SchedulingPlugins.profile("prefill", config.router().prefill()),
+        SchedulingPlugins.profile("decode", config.router().decode()),
+        config.router().requestTimeoutMs(), config.router().prefillTimeoutMs());
+    Future<Void> tokens = vertx.eventBus().<JsonObject>consumer(Addresses.routerTokens(routerId), m -> {
+      try {
+        disagg.onTokenBatch(TokenBatch.CODEC.decode(m.body()));
+      } catch (ProtocolException e) {
+        LOG.warning("dropping malformed token batch: " + e.getMessage());
+      }
+    }).completion();
+    CompletionRequestParser parser = new CompletionRequestParser(model, tokenizer, config.router().defaultMaxTokens());
+    var http = config.http();
+    return Future.all(directory.start(), tokens)
+        .compose(v -> vertx.createHttpServer(new HttpServerOptions().setCompressionSupported(false))
+            .requestHandler(HttpApi.create(vertx, parser, disagg, http.maxBodyBytes()))
+            .listen(http.port(), http.host()))
+        .onSuccess(s -> server = s);
+  }
+
+  @Override
+  public Future<?> stop() {
+    return directory == null ? Future.succeededFuture() : directory.stop();
+  }
+
+  /** The port HTTP listens on (the configured one, or the one the OS chose for port 0). */
+  public int httpPort() {
+    return server.actualPort();
+  }
+
+  public String routerId() {
+    return routerId;
+  }
+
+  public WorkerDirectory directory() {
+    return directory;
+  }
+
+  public DisaggRouter disagg() {
+    return disagg;
+  }
+}

@@ -1,0 +1,8 @@
+package dev.tandem.router.scheduling;
+
+/** Drops workers that cannot serve the request. Pure: no I/O, no state. */
+public interface Filter {
+  String name();
+
+  boolean admits(SchedulingRequest request, WorkerView worker);
+}

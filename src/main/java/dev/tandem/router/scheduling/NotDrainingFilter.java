@@ -1,0 +1,14 @@
+package dev.tandem.router.scheduling;
+
+/** A draining worker finishes what it has and takes nothing new. */
+public final class NotDrainingFilter implements Filter {
+  @Override
+  public String name() {
+    return "not-draining";
+  }
+
+  @Override
+  public boolean admits(SchedulingRequest request, WorkerView worker) {
+    return !worker.draining();
+  }
+}

@@ -1,0 +1,38 @@
+package dev.tandem.router.scheduling;
+
+import dev.tandem.config.ConfigException;
+import dev.tandem.config.SchedulerSettings;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/** Plugins by the names configuration uses; builds a profile from its settings. */
+public final class SchedulingPlugins {
+  private static final Map<String, Supplier<Filter>> FILTERS = Map.of(
+      "not-draining", NotDrainingFilter::new);
+  private static final Map<String, Supplier<Scorer>> SCORERS = Map.of(
+      "least-loaded", LeastLoadedScorer::new,
+      "session-affinity", SessionAffinityScorer::new);
+
+  private SchedulingPlugins() {
+  }
+
+  public static SchedulingProfile profile(String name, SchedulerSettings settings) {
+    List<Filter> filters = settings.filters().stream().map(f -> {
+      Supplier<Filter> s = FILTERS.get(f);
+      if (s == null) {
+        throw new ConfigException("unknown filter '" + f + "' in " + name + " scheduling; known: " + FILTERS.keySet());
+      }
+      return s.get();
+    }).toList();
+    List<SchedulingProfile.WeightedScorer> scorers = settings.scorers().stream().map(p -> {
+      Supplier<Scorer> s = SCORERS.get(p.plugin());
+      if (s == null) {
+        throw new ConfigException("unknown scorer '" + p.plugin() + "' in " + name + " scheduling; known: "
+            + SCORERS.keySet());
+      }
+      return new SchedulingProfile.WeightedScorer(s.get(), p.weight());
+    }).toList();
+    return new SchedulingProfile(name, filters, scorers, new MaxScorePicker());
+  }
+}

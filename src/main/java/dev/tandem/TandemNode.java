@@ -78,7 +78,7 @@ public final class TandemNode {
       deployed.add(vertx.deployVerticle(w));
     }
     if (plan.router()) {
-      router = new RouterVerticle(config, engine.info(), engine.tokenizer(), cluster.hazelcast(),
+      router = new RouterVerticle(config, engine.info(), engine.tokenizer(), engine.chatTemplate(), cluster.hazelcast(),
           "router-" + UUID.randomUUID().toString().substring(0, 8));
       deployed.add(vertx.deployVerticle(router));
     }

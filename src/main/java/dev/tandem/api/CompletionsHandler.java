@@ -3,34 +3,41 @@ package dev.tandem.api;
 import dev.tandem.router.DisaggRouter;
 import dev.tandem.router.TokenSink;
 import io.vertx.core.Handler;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
+import java.util.Locale;
 
-/** {@code POST /v1/completions}: validate, submit to the router, answer as JSON or SSE. */
+/** {@code POST /v1/completions} and {@code /v1/chat/completions}: validate, submit, answer as JSON or SSE. */
 final class CompletionsHandler implements Handler<RoutingContext> {
   static final String SESSION_HEADER = "X-Session-Id";
 
-  private final CompletionRequestParser parser;
+  private final OpenAiRequestParser parser;
   private final DisaggRouter router;
+  private final ApiKind kind;
 
-  CompletionsHandler(CompletionRequestParser parser, DisaggRouter router) {
+  CompletionsHandler(OpenAiRequestParser parser, DisaggRouter router, ApiKind kind) {
     this.parser = parser;
     this.router = router;
+    this.kind = kind;
   }
 
   @Override
   public void handle(RoutingContext ctx) {
     CompletionCall call;
     try {
-      call = parser.parse(jsonBody(ctx), ctx.request().getHeader(SESSION_HEADER));
+      JsonObject body = jsonBody(ctx);
+      String session = ctx.request().getHeader(SESSION_HEADER);
+      call = kind == ApiKind.CHAT ? parser.parseChat(body, session) : parser.parseCompletion(body, session);
     } catch (ApiException e) {
       ErrorResponses.send(ctx.response(), e);
       return;
     }
     TokenSink sink = call.stream()
-        ? new SseCompletionSink(ctx.response(), call.model())
-        : new JsonCompletionSink(ctx.response(), call.model());
+        ? new SseCompletionSink(ctx.response(), call)
+        : new JsonCompletionSink(ctx.response(), call);
     DisaggRouter.Handle handle = router.submit(call.generation(), sink);
     // A client that goes away cancels its request on both workers.
     ctx.response().closeHandler(v -> handle.cancel());
@@ -38,17 +45,22 @@ final class CompletionsHandler implements Handler<RoutingContext> {
 
   static JsonObject jsonBody(RoutingContext ctx) {
     String contentType = ctx.request().getHeader("Content-Type");
-    if (contentType != null && !contentType.toLowerCase(java.util.Locale.ROOT).startsWith("application/json")) {
+    if (contentType != null && !contentType.toLowerCase(Locale.ROOT).startsWith("application/json")) {
       throw new ApiException(415, "invalid_request_error", null, "unsupported_media_type",
           "Content-Type must be application/json, got '" + contentType + "'");
     }
-    io.vertx.core.buffer.Buffer body = ctx.body() == null ? null : ctx.body().buffer();
+    Buffer body = ctx.body() == null ? null : ctx.body().buffer();
     if (body == null || body.length() == 0) {
       throw new ApiException(400, "invalid_request_error", null, "invalid_json", "the request body is empty");
     }
+    return parseObject(body);
+  }
+
+  /** Parses a JSON object or throws a 400 saying what is wrong with it. */
+  static JsonObject parseObject(Buffer body) {
     Object parsed;
     try {
-      parsed = io.vertx.core.json.Json.decodeValue(body);
+      parsed = Json.decodeValue(body);
     } catch (DecodeException e) {
       throw new ApiException(400, "invalid_request_error", null, "invalid_json",
           "the request body is not valid JSON: " + e.getMessage());

@@ -39,6 +39,9 @@ public final class ErrorResponses {
   }
 
   public static void send(HttpServerResponse response, GenerationFailure f) {
+    if (f.status() == 429 && !response.headWritten()) {
+      response.putHeader("Retry-After", "1");
+    }
     send(response, f.status(), body(f));
   }
 }

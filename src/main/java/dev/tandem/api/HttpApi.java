@@ -1,22 +1,29 @@
 package dev.tandem.api;
 
+import dev.tandem.cluster.WorkerDirectory;
+import dev.tandem.config.HttpSettings;
 import dev.tandem.router.DisaggRouter;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
 
-/** The router's HTTP surface: OpenAI-compatible endpoints and errors in OpenAI's shape for every failure. */
+/** The router's HTTP surface: OpenAI-compatible endpoints, and errors in OpenAI's shape for every failure. */
 public final class HttpApi {
   private HttpApi() {
   }
 
-  public static Router create(Vertx vertx, CompletionRequestParser parser, DisaggRouter disagg, long maxBodyBytes) {
+  public static Router create(Vertx vertx, HttpSettings http, OpenAiRequestParser parser, DisaggRouter disagg,
+                              WorkerDirectory directory) {
     Router router = Router.router(vertx);
     router.get("/health").handler(ctx -> ctx.json(new JsonObject().put("status", "UP")));
-    router.post("/v1/completions")
-        .handler(BodyHandler.create(false).setBodyLimit(maxBodyBytes))
-        .handler(new CompletionsHandler(parser, disagg));
+    if (!http.apiKeys().isEmpty()) {
+      router.route("/v1/*").handler(new ApiKeyHandler(http.apiKeys()));
+    }
+    BodyHandler body = BodyHandler.create(false).setBodyLimit(http.maxBodyBytes());
+    router.post("/v1/completions").handler(body).handler(new CompletionsHandler(parser, disagg, ApiKind.COMPLETION));
+    router.post("/v1/chat/completions").handler(body).handler(new CompletionsHandler(parser, disagg, ApiKind.CHAT));
+    router.get("/v1/models").handler(new ModelsHandler(directory));
 
     router.errorHandler(404, ctx -> ErrorResponses.send(ctx.response(), 404,
         ErrorResponses.body("no route for " + ctx.request().method() + " " + ctx.request().path(),
@@ -25,7 +32,7 @@ public final class HttpApi {
         ErrorResponses.body("method " + ctx.request().method() + " is not allowed on " + ctx.request().path(),
             "invalid_request_error", null, "method_not_allowed")));
     router.errorHandler(413, ctx -> ErrorResponses.send(ctx.response(), 413,
-        ErrorResponses.body("the request body is larger than " + maxBodyBytes + " bytes",
+        ErrorResponses.body("the request body is larger than " + http.maxBodyBytes() + " bytes",
             "invalid_request_error", null, "request_too_large")));
     router.errorHandler(400, ctx -> ErrorResponses.send(ctx.response(), 400,
         ErrorResponses.body("bad request", "invalid_request_error", null, "bad_request")));

@@ -9,19 +9,19 @@ import io.vertx.core.json.JsonArray;
 /** Collects a whole completion and answers it as one JSON object ({@code "stream": false}). */
 final class JsonCompletionSink implements TokenSink {
   private final HttpServerResponse response;
-  private final String model;
+  private final CompletionCall call;
   private final StringBuilder text = new StringBuilder();
   private final JsonArray tokenIds = new JsonArray();
-  private CompletionChunks chunks;
+  private ResponseShape shape;
 
-  JsonCompletionSink(HttpServerResponse response, String model) {
+  JsonCompletionSink(HttpServerResponse response, CompletionCall call) {
     this.response = response;
-    this.model = model;
+    this.call = call;
   }
 
   @Override
   public void onAccepted(long requestId, String prefillWorker, String decodeWorker) {
-    chunks = new CompletionChunks(requestId, model);
+    shape = ResponseShape.of(call.kind(), requestId, call.model());
     ResponseHeaders.put(response, requestId, prefillWorker, decodeWorker);
   }
 
@@ -39,7 +39,7 @@ final class JsonCompletionSink implements TokenSink {
       return;
     }
     response.putHeader("Content-Type", "application/json")
-        .end(chunks.completion(text.toString(), tokenIds, finishReason, usage).encode());
+        .end(shape.whole(text.toString(), tokenIds, finishReason, usage).encode());
   }
 
   @Override

@@ -4,27 +4,28 @@ import dev.tandem.router.GenerationFailure;
 import dev.tandem.router.TokenSink;
 import dev.tandem.router.Usage;
 import io.vertx.core.http.HttpServerResponse;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 /**
- * Streams a completion as server-sent events: one {@code data:} chunk per token batch, a last chunk
- * with the finish reason, then {@code data: [DONE]}. Headers go out with the first token, so a
- * request refused before any token still gets a proper HTTP error status.
+ * Streams a completion or chat answer as server-sent events, as the OpenAI SDKs parse them: one
+ * {@code data:} chunk per token batch, a last chunk with the finish reason, the usage chunk when
+ * asked for, then {@code data: [DONE]}. Headers go out with the first token, so a request refused
+ * before any token still gets a proper HTTP error status.
  */
 final class SseCompletionSink implements TokenSink {
   private final HttpServerResponse response;
-  private final String model;
-  private CompletionChunks chunks;
+  private final CompletionCall call;
+  private ResponseShape shape;
+  private boolean first = true;
 
-  SseCompletionSink(HttpServerResponse response, String model) {
+  SseCompletionSink(HttpServerResponse response, CompletionCall call) {
     this.response = response;
-    this.model = model;
+    this.call = call;
   }
 
   @Override
   public void onAccepted(long requestId, String prefillWorker, String decodeWorker) {
-    chunks = new CompletionChunks(requestId, model);
+    shape = ResponseShape.of(call.kind(), requestId, call.model());
     ResponseHeaders.put(response, requestId, prefillWorker, decodeWorker);
   }
 
@@ -49,7 +50,8 @@ final class SseCompletionSink implements TokenSink {
       return;
     }
     open();
-    event(chunks.chunk(text, CompletionChunks.ids(ids), null));
+    event(shape.delta(text, ResponseShape.ids(ids), first));
+    first = false;
   }
 
   @Override
@@ -58,7 +60,14 @@ final class SseCompletionSink implements TokenSink {
       return;
     }
     open();
-    event(chunks.chunk("", new JsonArray(), finishReason).put("usage", CompletionChunks.usage(usage)));
+    if (first) {
+      // Nothing was generated (e.g. the first token was a stop token): chat still opens with the role.
+      event(shape.delta("", new io.vertx.core.json.JsonArray(), true));
+    }
+    event(shape.last(finishReason));
+    if (call.includeUsage()) {
+      event(shape.usageChunk(usage));
+    }
     response.end("data: [DONE]\n\n");
   }
 

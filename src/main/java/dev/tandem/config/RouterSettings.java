@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * Router behaviour: deadlines, defaults, affinity retention and the two scheduling profiles.
  */
-public record RouterSettings(long requestTimeoutMs, long prefillTimeoutMs, int defaultMaxTokens,
+public record RouterSettings(long requestTimeoutMs, long prefillTimeoutMs, int defaultMaxTokens, int maxInFlight,
                              int affinityIdleSeconds, int affinityMaxEntries,
                              SchedulerSettings prefill, SchedulerSettings decode) {
 
@@ -14,6 +14,7 @@ public record RouterSettings(long requestTimeoutMs, long prefillTimeoutMs, int d
         s.integer("request-timeout-ms", 120_000L, 100, 86_400_000L),
         s.integer("prefill-timeout-ms", 30_000L, 100, 3_600_000L),
         s.integer("default-max-tokens", 16, 1, 1 << 20),
+        s.integer("max-in-flight", 1024, 1, 1 << 20),
         s.integer("affinity-idle-seconds", 3600, 1, 30 * 86_400),
         s.integer("affinity-max-entries", 100_000, 1, 100_000_000),
         SchedulerSettings.read(s.section("prefill-scheduling"), List.of("not-draining"),
@@ -24,8 +25,13 @@ public record RouterSettings(long requestTimeoutMs, long prefillTimeoutMs, int d
     return r;
   }
 
+  public RouterSettings withMaxInFlight(int max) {
+    return new RouterSettings(requestTimeoutMs, prefillTimeoutMs, defaultMaxTokens, max, affinityIdleSeconds,
+        affinityMaxEntries, prefill, decode);
+  }
+
   public RouterSettings withRequestTimeoutMs(long ms) {
-    return new RouterSettings(ms, prefillTimeoutMs, defaultMaxTokens, affinityIdleSeconds, affinityMaxEntries,
+    return new RouterSettings(ms, prefillTimeoutMs, defaultMaxTokens, maxInFlight, affinityIdleSeconds, affinityMaxEntries,
         prefill, decode);
   }
 }

@@ -16,6 +16,11 @@ public interface Engine {
 
   Tokenizer tokenizer();
 
+  /** How chat messages become this model's prompt. */
+  default ChatTemplate chatTemplate() {
+    return ChatTemplate.ROLE_TAGS;
+  }
+
   /** KV block size in tokens this engine was built with. */
   KvLayout kvLayout();
 

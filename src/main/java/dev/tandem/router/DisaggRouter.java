@@ -57,6 +57,9 @@ public final class DisaggRouter {
   private final SchedulingProfile decodeProfile;
   private final long requestTimeoutMs;
   private final long prefillTimeoutMs;
+  private final int maxInFlight;
+  /** Requests submitted and not yet ended, including those still waiting for an id. */
+  private int inFlight;
   private final LoadTracker loads = new LoadTracker();
   private final Map<Long, ActiveRequest> active = new HashMap<>();
   private long prefillTick;
@@ -65,7 +68,7 @@ public final class DisaggRouter {
   public DisaggRouter(Vertx vertx, Context context, String routerId, Tokenizer tokenizer, int contextLength,
                       WorkerDirectory directory, AffinityStore affinity, RequestIdSource ids,
                       SchedulingProfile prefillProfile, SchedulingProfile decodeProfile,
-                      long requestTimeoutMs, long prefillTimeoutMs) {
+                      long requestTimeoutMs, long prefillTimeoutMs, int maxInFlight) {
     this.vertx = vertx;
     this.context = context;
     this.routerId = routerId;
@@ -78,6 +81,7 @@ public final class DisaggRouter {
     this.decodeProfile = decodeProfile;
     this.requestTimeoutMs = requestTimeoutMs;
     this.prefillTimeoutMs = prefillTimeoutMs;
+    this.maxInFlight = maxInFlight;
   }
 
   /** One request in flight on this router. */
@@ -98,7 +102,7 @@ public final class DisaggRouter {
       this.request = request;
       this.sink = sink;
       int[] prompt = request.promptTokens();
-      this.stream = new RequestStream(tokenizer, prompt[prompt.length - 1], sink);
+      this.stream = new RequestStream(tokenizer, prompt[prompt.length - 1], request.stopStrings(), sink);
     }
 
     @Override
@@ -109,6 +113,13 @@ public final class DisaggRouter {
 
   public Handle submit(GenerationRequest request, TokenSink sink) {
     ActiveRequest a = new ActiveRequest(request, sink);
+    if (inFlight >= maxInFlight) {
+      // Refused before anything is taken: nothing to release.
+      a.ended = true;
+      sink.onError(GenerationFailure.overloaded(maxInFlight));
+      return a;
+    }
+    inFlight++;
     ids.next().onComplete(ar -> {
       if (a.ended) {
         return;
@@ -231,6 +242,7 @@ public final class DisaggRouter {
       return;
     }
     a.ended = true;
+    inFlight--;
     if (a.timerId >= 0) {
       vertx.cancelTimer(a.timerId);
     }
@@ -241,6 +253,9 @@ public final class DisaggRouter {
     if (!ok && a.id >= 0) {
       String reason = cancelReason != null ? cancelReason : failure.code();
       tellWorkers(a, reason);
+    } else if (a.stream.stoppedByString()) {
+      // The decode worker does not know about stop strings; it would generate on for nobody.
+      tellWorkers(a, "stop_string");
     }
     releasePrefillLoad(a);
     if (a.decodeWorker != null) {

@@ -24,6 +24,11 @@ public final class GenerationFailure extends RuntimeException {
     return new GenerationFailure(504, "timeout", "request_timeout", "the request did not finish within " + ms + " ms");
   }
 
+  public static GenerationFailure overloaded(int limit) {
+    return new GenerationFailure(429, "rate_limit_exceeded", "overloaded",
+        "the router has " + limit + " requests in flight, its limit; retry shortly");
+  }
+
   public static GenerationFailure invalid(String message) {
     return new GenerationFailure(400, "invalid_request_error", "invalid_request", message);
   }

@@ -1,12 +1,16 @@
 package dev.tandem.router;
 
 import dev.tandem.engine.SamplingParams;
+import java.util.List;
 
 /**
  * A validated, tokenized request as the router schedules it, whatever API it came through.
  *
- * @param sessionKey affinity key (OpenAI {@code user} or {@code X-Session-Id}), or null
+ * @param stopTokens  token ids that end generation (excluded from the output)
+ * @param stopStrings texts that end generation, matched on the decoded text across token boundaries
+ *                    and never included in the output
+ * @param sessionKey  affinity key (OpenAI {@code user} or {@code X-Session-Id}), or null
  */
 public record GenerationRequest(int[] promptTokens, int maxTokens, SamplingParams sampling, int[] stopTokens,
-                                String sessionKey) {
+                                List<String> stopStrings, String sessionKey) {
 }

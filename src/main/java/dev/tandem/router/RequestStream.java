@@ -15,14 +15,17 @@ import java.util.TreeMap;
 final class RequestStream {
   private final TokenSink sink;
   private final TextStreamDecoder text;
+  private final StopStringMatcher stops;
   private final TreeMap<Integer, TokenEvent> early = new TreeMap<>();
   private int delivered;
   private String finishReason;
+  private boolean stoppedByString;
   private String error;
 
-  RequestStream(Tokenizer tokenizer, int lastPromptToken, TokenSink sink) {
+  RequestStream(Tokenizer tokenizer, int lastPromptToken, java.util.List<String> stopStrings, TokenSink sink) {
     this.sink = sink;
     this.text = new TextStreamDecoder(tokenizer, lastPromptToken);
+    this.stops = new StopStringMatcher(stopStrings);
   }
 
   /** Generated tokens delivered so far. */
@@ -52,11 +55,19 @@ final class RequestStream {
     if (skip < tokens.length) {
       int[] fresh = skip == 0 ? tokens : Arrays.copyOfRange(tokens, skip, tokens.length);
       StringBuilder sb = new StringBuilder();
-      for (int t : fresh) {
-        sb.append(text.push(t));
+      int used = 0;
+      // Token by token, so that a stop string ends the stream at the token that completed it.
+      while (used < fresh.length && !stops.stopped()) {
+        sb.append(stops.push(text.push(fresh[used++])));
       }
-      delivered += fresh.length;
-      sink.onTokens(fresh, sb.toString());
+      int[] sent = used == fresh.length ? fresh : Arrays.copyOf(fresh, used);
+      delivered += sent.length;
+      sink.onTokens(sent, sb.toString());
+      if (stops.stopped()) {
+        finishReason = "stop";
+        stoppedByString = true;
+        return;
+      }
     }
     if (event.error() != null) {
       error = event.error();
@@ -77,8 +88,24 @@ final class RequestStream {
     return error;
   }
 
-  /** Text still held back (an incomplete UTF-8 tail, as U+FFFD), to send before the end. */
+  /** True when a stop string ended the stream while the decode worker may still be generating. */
+  boolean stoppedByString() {
+    return stoppedByString;
+  }
+
+  /**
+   * Text still held back — an incomplete UTF-8 tail (as U+FFFD) or the start of a stop string that
+   * never completed — to send before the end. Empty after a stop string matched.
+   */
   String flushText() {
-    return text.flush();
+    if (stoppedByString) {
+      return "";
+    }
+    String tail = stops.push(text.flush());
+    if (stops.stopped()) {
+      finishReason = "stop";
+      return tail;
+    }
+    return tail + stops.flush();
   }
 }

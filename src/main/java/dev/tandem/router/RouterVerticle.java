@@ -1,7 +1,8 @@
 package dev.tandem.router;
 
 import com.hazelcast.core.HazelcastInstance;
-import dev.tandem.api.CompletionRequestParser;
+import dev.tandem.api.OpenAiRequestParser;
+import dev.tandem.engine.ChatTemplate;
 import dev.tandem.api.HttpApi;
 import dev.tandem.cluster.AffinityStore;
 import dev.tandem.cluster.RequestIdSource;
@@ -31,17 +32,19 @@ public final class RouterVerticle extends VerticleBase {
   private final TandemConfig config;
   private final ModelInfo model;
   private final Tokenizer tokenizer;
+  private final ChatTemplate chatTemplate;
   private final HazelcastInstance hazelcast;
   private final String routerId;
   private WorkerDirectory directory;
   private DisaggRouter disagg;
   private HttpServer server;
 
-  public RouterVerticle(TandemConfig config, ModelInfo model, Tokenizer tokenizer, HazelcastInstance hazelcast,
-                        String routerId) {
+  public RouterVerticle(TandemConfig config, ModelInfo model, Tokenizer tokenizer, ChatTemplate chatTemplate,
+                        HazelcastInstance hazelcast, String routerId) {
     this.config = config;
     this.model = model;
     this.tokenizer = tokenizer;
+    this.chatTemplate = chatTemplate;
     this.hazelcast = hazelcast;
     this.routerId = routerId;
   }
@@ -53,7 +56,7 @@ public final class RouterVerticle extends VerticleBase {
         new AffinityStore(hazelcast), new RequestIdSource(vertx, hazelcast),
         SchedulingPlugins.profile("prefill", config.router().prefill()),
         SchedulingPlugins.profile("decode", config.router().decode()),
-        config.router().requestTimeoutMs(), config.router().prefillTimeoutMs());
+        config.router().requestTimeoutMs(), config.router().prefillTimeoutMs(), config.router().maxInFlight());
     Future<Void> tokens = vertx.eventBus().<JsonObject>consumer(Addresses.routerTokens(routerId), m -> {
       try {
         disagg.onTokenBatch(TokenBatch.CODEC.decode(m.body()));
@@ -61,11 +64,12 @@ public final class RouterVerticle extends VerticleBase {
         LOG.warning("dropping malformed token batch: " + e.getMessage());
       }
     }).completion();
-    CompletionRequestParser parser = new CompletionRequestParser(model, tokenizer, config.router().defaultMaxTokens());
+    OpenAiRequestParser parser = new OpenAiRequestParser(model, tokenizer, chatTemplate,
+        config.router().defaultMaxTokens());
     var http = config.http();
     return Future.all(directory.start(), tokens)
         .compose(v -> vertx.createHttpServer(new HttpServerOptions().setCompressionSupported(false))
-            .requestHandler(HttpApi.create(vertx, parser, disagg, http.maxBodyBytes()))
+            .requestHandler(HttpApi.create(vertx, http, parser, disagg, directory))
             .listen(http.port(), http.host()))
         .onSuccess(s -> server = s);
   }

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.HttpTestClient;
 import dev.tandem.TandemNode;
 import dev.tandem.TestNodes;
-import dev.tandem.config.HttpSettings;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.protocol.WorkerStatus;
 import io.vertx.core.json.JsonObject;
@@ -39,7 +38,7 @@ class BadInputTest {
   @BeforeAll
   void start() {
     TandemConfig config = TestNodes.config();
-    config = config.withHttp(new HttpSettings("127.0.0.1", 0, BODY_LIMIT))
+    config = config.withHttp(config.http().withMaxBodyBytes(BODY_LIMIT))
         .withWorker(config.worker().withMaxKvTransferBytes(KV_LIMIT));
     node = TandemNode.start(config, TandemNode.Plan.embedded(2, 2));
     TestNodes.awaitWorkers(node.router(), 2, 2);

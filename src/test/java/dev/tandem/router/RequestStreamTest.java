@@ -33,7 +33,7 @@ class RequestStreamTest {
     public void onError(GenerationFailure failure) {
     }
   };
-  private final RequestStream stream = new RequestStream(ByteTokenizer.INSTANCE, 'x', sink);
+  private final RequestStream stream = new RequestStream(ByteTokenizer.INSTANCE, 'x', List.of(), sink);
 
   private static TokenEvent ev(int seq, String chars, String finish) {
     return new TokenEvent(1, seq, chars.chars().toArray(), finish, null);
@@ -72,6 +72,27 @@ class RequestStreamTest {
     stream.accept(ev(0, "a", null));
     assertTrue(stream.accept(new TokenEvent(1, 1, new int[0], null, "worker died")));
     assertEquals("worker died", stream.error());
+  }
+
+  @Test
+  void aStopStringAcrossTokensEndsTheStreamWithoutIt() {
+    RequestStream stopping = new RequestStream(ByteTokenizer.INSTANCE, 'x', List.of("END"), sink);
+    assertFalse(stopping.accept(ev(0, "abE", null)));
+    assertEquals("ab", text.toString(), "a possible stop start is held back");
+    assertTrue(stopping.accept(ev(3, "NDxyz", null)));
+    assertEquals("ab", text.toString() + stopping.flushText());
+    assertEquals("stop", stopping.finishReason());
+    assertTrue(stopping.stoppedByString());
+    // Tokens up to the one that completed the stop string are counted; none after it.
+    assertEquals(5, stopping.delivered());
+  }
+
+  @Test
+  void aHeldBackPrefixThatNeverCompletesIsSentAtTheEnd() {
+    RequestStream stopping = new RequestStream(ByteTokenizer.INSTANCE, 'x', List.of("END"), sink);
+    assertTrue(stopping.accept(ev(0, "abEN", "length")));
+    assertEquals("abEN", text.toString() + stopping.flushText());
+    assertEquals("length", stopping.finishReason());
   }
 
   @Test

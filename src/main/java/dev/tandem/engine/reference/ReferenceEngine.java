@@ -91,6 +91,13 @@ public final class ReferenceEngine implements Engine {
   }
 
   @Override
+  public dev.tandem.engine.ChatTemplate chatTemplate() {
+    // A llama2.c checkpoint with the Llama 2 vocabulary speaks Llama 2's chat format.
+    return tokenizer instanceof Llama2cTokenizer ? dev.tandem.engine.ChatTemplate.LLAMA2
+        : dev.tandem.engine.ChatTemplate.ROLE_TAGS;
+  }
+
+  @Override
   public Tokenizer tokenizer() {
     return tokenizer;
   }

@@ -1,0 +1,132 @@
+package dev.tandem.api;
+
+import dev.tandem.router.Usage;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * The JSON objects one OpenAI endpoint answers with: the whole response, stream chunks, the last
+ * chunk and the usage chunk. {@link #of} picks the completions or the chat shape.
+ */
+abstract class ResponseShape {
+  private final String id;
+  private final String model;
+  private final long created = System.currentTimeMillis() / 1000;
+
+  ResponseShape(String idPrefix, long requestId, String model) {
+    this.id = idPrefix + Long.toUnsignedString(requestId, 36);
+    this.model = model;
+  }
+
+  static ResponseShape of(ApiKind kind, long requestId, String model) {
+    return kind == ApiKind.CHAT ? new Chat(requestId, model) : new Completion(requestId, model);
+  }
+
+  abstract JsonObject whole(String text, JsonArray tokenIds, String finishReason, Usage usage);
+
+  /** A chunk carrying text; {@code first} is true for the stream's first chunk. */
+  abstract JsonObject delta(String text, JsonArray tokenIds, boolean first);
+
+  abstract JsonObject last(String finishReason);
+
+  /** The chunk {@code stream_options.include_usage} asks for: no choices, only usage. */
+  JsonObject usageChunk(Usage usage) {
+    return envelope(chunkObject(), new JsonArray()).put("usage", usage(usage));
+  }
+
+  abstract String chunkObject();
+
+  JsonObject envelope(String object, JsonArray choices) {
+    return new JsonObject()
+        .put("id", id)
+        .put("object", object)
+        .put("created", created)
+        .put("model", model)
+        .put("choices", choices);
+  }
+
+  static JsonObject usage(Usage usage) {
+    return new JsonObject()
+        .put("prompt_tokens", usage.promptTokens())
+        .put("completion_tokens", usage.completionTokens())
+        .put("total_tokens", usage.totalTokens());
+  }
+
+  static JsonArray ids(int[] tokens) {
+    JsonArray array = new JsonArray();
+    for (int t : tokens) {
+      array.add(t);
+    }
+    return array;
+  }
+
+  /** {@code text_completion} objects of {@code /v1/completions}. */
+  static final class Completion extends ResponseShape {
+    Completion(long requestId, String model) {
+      super("cmpl-", requestId, model);
+    }
+
+    private static JsonObject choice(String text, JsonArray tokenIds, String finishReason) {
+      return new JsonObject().put("index", 0).put("text", text).put("token_ids", tokenIds)
+          .put("logprobs", null).put("finish_reason", finishReason);
+    }
+
+    @Override
+    JsonObject whole(String text, JsonArray tokenIds, String finishReason, Usage usage) {
+      return envelope("text_completion", new JsonArray().add(choice(text, tokenIds, finishReason)))
+          .put("usage", usage(usage));
+    }
+
+    @Override
+    JsonObject delta(String text, JsonArray tokenIds, boolean first) {
+      return envelope("text_completion", new JsonArray().add(choice(text, tokenIds, null)));
+    }
+
+    @Override
+    JsonObject last(String finishReason) {
+      return envelope("text_completion", new JsonArray().add(choice("", new JsonArray(), finishReason)));
+    }
+
+    @Override
+    String chunkObject() {
+      return "text_completion";
+    }
+  }
+
+  /** {@code chat.completion} and {@code chat.completion.chunk} objects of {@code /v1/chat/completions}. */
+  static final class Chat extends ResponseShape {
+    Chat(long requestId, String model) {
+      super("chatcmpl-", requestId, model);
+    }
+
+    @Override
+    JsonObject whole(String text, JsonArray tokenIds, String finishReason, Usage usage) {
+      JsonObject message = new JsonObject().put("role", "assistant").put("content", text).put("refusal", null);
+      JsonObject choice = new JsonObject().put("index", 0).put("message", message).put("token_ids", tokenIds)
+          .put("logprobs", null).put("finish_reason", finishReason);
+      return envelope("chat.completion", new JsonArray().add(choice)).put("usage", usage(usage));
+    }
+
+    @Override
+    JsonObject delta(String text, JsonArray tokenIds, boolean first) {
+      JsonObject delta = new JsonObject();
+      if (first) {
+        delta.put("role", "assistant");
+      }
+      delta.put("content", text);
+      return envelope("chat.completion.chunk", new JsonArray().add(new JsonObject().put("index", 0)
+          .put("delta", delta).put("token_ids", tokenIds).put("logprobs", null).put("finish_reason", null)));
+    }
+
+    @Override
+    JsonObject last(String finishReason) {
+      return envelope("chat.completion.chunk", new JsonArray().add(new JsonObject().put("index", 0)
+          .put("delta", new JsonObject()).put("logprobs", null).put("finish_reason", finishReason)));
+    }
+
+    @Override
+    String chunkObject() {
+      return "chat.completion.chunk";
+    }
+  }
+}

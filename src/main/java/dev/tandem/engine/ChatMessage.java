@@ -1,0 +1,5 @@
+package dev.tandem.engine;
+
+/** One turn of a chat: a role (system, user, assistant, …) and its text. */
+public record ChatMessage(String role, String content) {
+}

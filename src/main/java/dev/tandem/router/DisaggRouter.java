@@ -201,6 +201,9 @@ public final class DisaggRouter {
         a.request.promptTokens().length, contextLength).check(first, 1);
     int[] tokens = outcome == StopCondition.Outcome.STOP ? new int[0] : new int[] {first};
     if (outcome.finished()) {
+      // Done at the first token: the KV parked on the decode worker is not needed; free it now.
+      vertx.eventBus().send(Addresses.decodeCancel(a.decodeWorker),
+          CancelRequest.CODEC.encode(new CancelRequest(a.id, "finished_at_first_token")));
       onEvent(new TokenEvent(a.id, 0, tokens, outcome.finishReason(), null));
       return;
     }

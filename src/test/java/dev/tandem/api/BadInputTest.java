@@ -98,6 +98,42 @@ class BadInputTest {
     }
   }
 
+  static Stream<Arguments> badChatBodies() {
+    String user = "{\"role\": \"user\", \"content\": \"hi\"}";
+    return Stream.of(
+        Arguments.of("missing messages", "{\"max_tokens\": 3}", 400, "messages"),
+        Arguments.of("messages not an array", "{\"messages\": \"hi\"}", 400, "messages"),
+        Arguments.of("empty messages", "{\"messages\": []}", 400, "messages"),
+        Arguments.of("message not an object", "{\"messages\": [5]}", 400, "messages[0]"),
+        Arguments.of("unknown role", "{\"messages\": [{\"role\": \"wizard\", \"content\": \"x\"}]}", 400,
+            "messages[0].role"),
+        Arguments.of("tool role", "{\"messages\": [{\"role\": \"tool\", \"content\": \"x\"}]}", 400,
+            "messages[0].role"),
+        Arguments.of("content of the wrong type", "{\"messages\": [{\"role\": \"user\", \"content\": 7}]}", 400,
+            "messages[0].content"),
+        Arguments.of("image content part", "{\"messages\": [{\"role\": \"user\", \"content\": "
+            + "[{\"type\": \"image_url\", \"text\": \"x\"}]}]}", 400, "messages[0].content[0].type"),
+        Arguments.of("max_completion_tokens zero", "{\"messages\": [" + user + "], \"max_completion_tokens\": 0}",
+            400, "max_completion_tokens"),
+        Arguments.of("five stop sequences", "{\"messages\": [" + user + "], \"stop\": [\"a\",\"b\",\"c\",\"d\",\"e\"]}",
+            400, "stop"),
+        Arguments.of("empty stop sequence", "{\"messages\": [" + user + "], \"stop\": \"\"}", 400, "stop"),
+        Arguments.of("stop of the wrong type", "{\"messages\": [" + user + "], \"stop\": 5}", 400, "stop"),
+        Arguments.of("stream_options without stream", "{\"messages\": [" + user + "], \"stream_options\": "
+            + "{\"include_usage\": true}}", 400, "stream_options"),
+        Arguments.of("conversation longer than the context", "{\"messages\": [{\"role\": \"user\", \"content\": \""
+            + "w".repeat(600) + "\"}]}", 400, "messages"),
+        Arguments.of("unknown model", "{\"model\": \"gpt-4o\", \"messages\": [" + user + "]}", 404, "model"));
+  }
+
+  @ParameterizedTest(name = "chat: {0} → {2}")
+  @MethodSource("badChatBodies")
+  void badChatBodyIsRefusedWithAJsonError(String name, String body, int status, String param) {
+    HttpResponse<String> response = http.post("/v1/chat/completions", body);
+    assertError(response, status);
+    assertEquals(param, new JsonObject(response.body()).getJsonObject("error").getString("param"), response.body());
+  }
+
   static Stream<Arguments> badRequests() {
     return Stream.of(
         Arguments.of("non-JSON content type", "POST", "/v1/completions", "text/plain", 415),
@@ -119,6 +155,7 @@ class BadInputTest {
   @Test
   void afterTheWholeTableNothingIsHeldAndServingGoesOn() {
     badBodies().forEach(a -> http.post("/v1/completions", (String) a.get()[1]));
+    badChatBodies().forEach(a -> http.post("/v1/chat/completions", (String) a.get()[1]));
     TestNodes.awaitTrue(() -> idle(), java.time.Duration.ofSeconds(5), "workers to hold nothing");
     assertEquals(0, node.router().disagg().activeRequests());
     assertEquals(0, node.router().disagg().loads().total());

@@ -23,7 +23,9 @@ public final class HttpApi {
     BodyHandler body = BodyHandler.create(false).setBodyLimit(http.maxBodyBytes());
     router.post("/v1/completions").handler(body).handler(new CompletionsHandler(parser, disagg, ApiKind.COMPLETION));
     router.post("/v1/chat/completions").handler(body).handler(new CompletionsHandler(parser, disagg, ApiKind.CHAT));
-    router.get("/v1/models").handler(new ModelsHandler(directory));
+    ModelsHandler models = new ModelsHandler(directory);
+    router.get("/v1/models").handler(models);
+    router.get("/v1/models/:model").handler(models::one);
 
     router.errorHandler(404, ctx -> ErrorResponses.send(ctx.response(), 404,
         ErrorResponses.body("no route for " + ctx.request().method() + " " + ctx.request().path(),

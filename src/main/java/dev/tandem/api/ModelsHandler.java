@@ -24,14 +24,32 @@ final class ModelsHandler implements Handler<RoutingContext> {
 
   @Override
   public void handle(RoutingContext ctx) {
-    Set<String> prefill = models(WorkerRole.PREFILL);
-    Set<String> served = models(WorkerRole.DECODE);
-    served.retainAll(prefill);
     JsonArray data = new JsonArray();
-    for (String id : served) {
-      data.add(new JsonObject().put("id", id).put("object", "model").put("created", created).put("owned_by", "tandem"));
+    for (String id : served()) {
+      data.add(model(id));
     }
     ctx.json(new JsonObject().put("object", "list").put("data", data));
+  }
+
+  /** {@code GET /v1/models/:model}: one model, or 404 when no live workers serve it. */
+  void one(RoutingContext ctx) {
+    String id = ctx.pathParam("model");
+    if (served().contains(id)) {
+      ctx.json(model(id));
+    } else {
+      ErrorResponses.send(ctx.response(), 404, ErrorResponses.body("The model '" + id + "' does not exist",
+          "invalid_request_error", "model", "model_not_found"));
+    }
+  }
+
+  private JsonObject model(String id) {
+    return new JsonObject().put("id", id).put("object", "model").put("created", created).put("owned_by", "tandem");
+  }
+
+  private Set<String> served() {
+    Set<String> served = models(WorkerRole.DECODE);
+    served.retainAll(models(WorkerRole.PREFILL));
+    return served;
   }
 
   private Set<String> models(WorkerRole role) {

@@ -158,6 +158,10 @@ class OpenAiApiTest {
     assertEquals("list", json.getString("object"));
     assertEquals("tandem-builtin", json.getJsonArray("data").getJsonObject(0).getString("id"));
     assertEquals("model", json.getJsonArray("data").getJsonObject(0).getString("object"));
+    assertEquals(200, http.send(http.request("/v1/models/tandem-builtin").GET().build()).statusCode());
+    HttpResponse<String> missing = http.send(http.request("/v1/models/gpt-4").GET().build());
+    assertEquals(404, missing.statusCode());
+    assertEquals("model_not_found", new JsonObject(missing.body()).getJsonObject("error").getString("code"));
   }
 
   static Stream<Arguments> unsupported() {

@@ -22,7 +22,7 @@ public final class HttpTestClient {
   }
 
   public HttpRequest.Builder request(String path) {
-    return HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(60));
+    return HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30));
   }
 
   public HttpResponse<String> post(String path, String body) {

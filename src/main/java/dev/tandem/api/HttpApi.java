@@ -26,6 +26,7 @@ public final class HttpApi {
     ModelsHandler models = new ModelsHandler(directory);
     router.get("/v1/models").handler(models);
     router.get("/v1/models/:model").handler(models::one);
+    router.route("/v1/stream").handler(new WebSocketStreamHandler(parser, disagg, http.maxBodyBytes()));
 
     router.errorHandler(404, ctx -> ErrorResponses.send(ctx.response(), 404,
         ErrorResponses.body("no route for " + ctx.request().method() + " " + ctx.request().path(),

@@ -97,6 +97,7 @@ public final class DisaggRouter {
     boolean prefillLoadHeld;
     long timerId = -1;
     boolean ended;
+    final long startNanos = System.nanoTime();
 
     ActiveRequest(GenerationRequest request, TokenSink sink) {
       this.request = request;
@@ -120,7 +121,7 @@ public final class DisaggRouter {
       return a;
     }
     inFlight++;
-    ids.next().onComplete(ar -> {
+    ids.next().onComplete(ar -> guarded(a, () -> {
       if (a.ended) {
         return;
       }
@@ -129,14 +130,28 @@ public final class DisaggRouter {
         return;
       }
       a.id = ar.result();
+      LOG.fine(() -> "request " + a.id + " admitted");
       active.put(a.id, a);
       a.timerId = vertx.setTimer(requestTimeoutMs, t -> end(a, GenerationFailure.timeout(requestTimeoutMs), null));
-      lookupAffinity(a).onComplete(aff -> {
+      lookupAffinity(a).onComplete(aff -> guarded(a, () -> {
         a.affinityWorker = aff.succeeded() ? aff.result() : null;
         schedule(a);
-      });
-    });
+      }));
+    }));
     return a;
+  }
+
+  /**
+   * Runs a step of a request's life; a bug that throws ends the request with a 500 instead of
+   * leaving it hanging with its load and timers held.
+   */
+  private void guarded(ActiveRequest a, Runnable step) {
+    try {
+      step.run();
+    } catch (RuntimeException e) {
+      LOG.log(Level.SEVERE, "request " + a.id + " failed inside the router", e);
+      end(a, new GenerationFailure(500, "server_error", "internal_error", "internal error: " + e), null);
+    }
   }
 
   private Future<String> lookupAffinity(ActiveRequest a) {
@@ -171,6 +186,7 @@ public final class DisaggRouter {
     loads.acquire(a.decodeWorker);
     loads.acquire(a.prefillWorker);
     a.prefillLoadHeld = true;
+    LOG.fine(() -> "request " + a.id + " scheduled: prefill " + a.prefillWorker + ", decode " + a.decodeWorker);
     a.sink.onAccepted(a.id, a.prefillWorker, a.decodeWorker);
     PrefillRequest request = new PrefillRequest(a.id, a.request.promptTokens(), a.decodeWorker, a.request.sampling());
     vertx.eventBus().<JsonObject>request(Addresses.prefill(a.prefillWorker), PrefillRequest.CODEC.encode(request),
@@ -181,7 +197,7 @@ public final class DisaggRouter {
             return;
           }
           if (ar.succeeded()) {
-            onPrefillDone(a, PrefillDone.CODEC.decode(ar.result().body()));
+            guarded(a, () -> onPrefillDone(a, PrefillDone.CODEC.decode(ar.result().body())));
           } else {
             end(a, failureOf("prefill", ar.cause()), null);
           }
@@ -196,6 +212,7 @@ public final class DisaggRouter {
   }
 
   private void onPrefillDone(ActiveRequest a, PrefillDone done) {
+    LOG.fine(() -> "request " + a.id + " prefilled: " + done);
     int first = done.firstToken();
     StopCondition.Outcome outcome = new StopCondition(tokenizer, a.request.stopTokens(), a.request.maxTokens(),
         a.request.promptTokens().length, contextLength).check(first, 1);
@@ -212,7 +229,13 @@ public final class DisaggRouter {
         a.request.stopTokens(), routerId);
     vertx.eventBus().<JsonObject>request(Addresses.decodeStart(a.decodeWorker), DecodeRequest.CODEC.encode(decode),
             new DeliveryOptions().setSendTimeout(prefillTimeoutMs))
-        .onFailure(err -> end(a, failureOf("decode", err), null));
+        .onComplete(ar -> {
+          if (ar.failed()) {
+            end(a, failureOf("decode", ar.cause()), null);
+          } else {
+            LOG.fine(() -> "request " + a.id + " joined the batch of " + a.decodeWorker);
+          }
+        });
   }
 
   /** Tokens from a decode worker's step, for any number of this router's requests. */
@@ -227,7 +250,16 @@ public final class DisaggRouter {
     if (a == null || a.ended) {
       return;
     }
-    if (a.stream.accept(event)) {
+    boolean ended;
+    try {
+      ended = a.stream.accept(event);
+    } catch (RuntimeException e) {
+      guarded(a, () -> {
+        throw e;
+      });
+      return;
+    }
+    if (ended) {
       if (a.stream.error() != null) {
         end(a, GenerationFailure.upstream(a.stream.error()), null);
       } else {
@@ -246,6 +278,7 @@ public final class DisaggRouter {
     }
     a.ended = true;
     inFlight--;
+    logEnd(a, failure, cancelReason);
     if (a.timerId >= 0) {
       vertx.cancelTimer(a.timerId);
     }
@@ -276,6 +309,15 @@ public final class DisaggRouter {
     } else if (failure != null) {
       a.sink.onError(failure);
     }
+  }
+
+  /** One line per request: what an operator greps for. */
+  private void logEnd(ActiveRequest a, GenerationFailure failure, String cancelReason) {
+    String outcome = failure != null ? "failed " + failure.status() + " " + failure.code()
+        : cancelReason != null ? "cancelled (" + cancelReason + ")" : "ok " + a.stream.finishReason();
+    LOG.info(() -> String.format("request %d %s: prefill %s, decode %s, prompt %d tokens, generated %d, %d ms",
+        a.id, outcome, a.prefillWorker, a.decodeWorker, a.request.promptTokens().length, a.stream.delivered(),
+        (System.nanoTime() - a.startNanos) / 1_000_000));
   }
 
   private void releasePrefillLoad(ActiveRequest a) {

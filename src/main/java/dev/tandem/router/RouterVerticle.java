@@ -68,10 +68,21 @@ public final class RouterVerticle extends VerticleBase {
         config.router().defaultMaxTokens());
     var http = config.http();
     return Future.all(directory.start(), tokens)
-        .compose(v -> vertx.createHttpServer(new HttpServerOptions().setCompressionSupported(false))
+        .compose(v -> vertx.createHttpServer(serverOptions(http.maxBodyBytes()))
             .requestHandler(HttpApi.create(vertx, http, parser, disagg, directory))
             .listen(http.port(), http.host()))
         .onSuccess(s -> server = s);
+  }
+
+  /**
+   * HTTP/1.1 only: an h2c upgrade of a request with a body (what the JDK HttpClient and curl --http2
+   * attempt by default) was answered with 101 and then nothing, leaving the client hanging. A WebSocket
+   * message may be as large as an HTTP body; Vert.x's 64 KiB frame default would cut browsers off.
+   */
+  private static HttpServerOptions serverOptions(long maxBodyBytes) {
+    int max = (int) Math.min(Integer.MAX_VALUE, Math.max(HttpServerOptions.DEFAULT_MAX_WEBSOCKET_FRAME_SIZE, maxBodyBytes));
+    return new HttpServerOptions().setCompressionSupported(false).setHttp2ClearTextEnabled(false)
+        .setMaxWebSocketFrameSize(max).setMaxWebSocketMessageSize(max);
   }
 
   @Override

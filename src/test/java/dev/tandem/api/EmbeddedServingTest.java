@@ -164,6 +164,23 @@ class EmbeddedServingTest {
         "load accounting to return to zero");
   }
 
+  @Test
+  void aPostAskingForAnH2cUpgradeIsAnsweredOverHttp11() throws Exception {
+    // What the JDK HttpClient and curl --http2 send; the server once answered 101 and then nothing.
+    byte[] body = "{\"prompt\": \"upgrade?\", \"max_tokens\": 2}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", node.router().httpPort())) {
+      socket.setSoTimeout(5000);
+      socket.getOutputStream().write(("POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+          + "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n"
+          + "Content-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n")
+          .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      socket.getOutputStream().write(body);
+      String status = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
+          java.nio.charset.StandardCharsets.US_ASCII)).readLine();
+      assertEquals("HTTP/1.1 200 OK", status);
+    }
+  }
+
   private static String decodeWorkerOf(HttpResponse<String> response) {
     assertEquals(200, response.statusCode(), response.body());
     return response.headers().firstValue("X-Tandem-Decode-Worker").orElseThrow();

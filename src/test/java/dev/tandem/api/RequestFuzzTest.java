@@ -121,7 +121,7 @@ class RequestFuzzTest {
         try {
           r = batch.get(i).join();
         } catch (java.util.concurrent.CompletionException e) {
-          throw new AssertionError("no answer to body " + sent.get(i), e);
+          throw new AssertionError("no answer to body " + sent.get(i) + "; " + state(), e);
         }
         statuses.merge(r.statusCode(), 1, Integer::sum);
         assertTrue(r.statusCode() < 500, "5xx for body " + sent.get(i) + ": " + r.body());
@@ -139,13 +139,16 @@ class RequestFuzzTest {
         && idle("prefill-1") && idle("prefill-2") && idle("decode-1") && idle("decode-2"),
         Duration.ofSeconds(5), "no request left behind");
     } catch (AssertionError e) {
-      throw new AssertionError(e.getMessage() + ": router active " + node.router().disagg().activeRequests()
-          + ", load " + node.router().disagg().loads().total() + ", workers "
-          + List.of("prefill-1", "prefill-2", "decode-1", "decode-2").stream()
-              .map(w -> EmbeddedServingTest.status(node, w).toString()).toList());
+      throw new AssertionError(e.getMessage() + ": " + state());
     }
     HttpResponse<String> ok = http.post("/v1/completions", "{\"prompt\": \"after the storm\", \"max_tokens\": 8}");
     assertEquals(200, ok.statusCode(), ok.body());
+  }
+
+  private String state() {
+    return "router active " + node.router().disagg().activeRequests() + ", load " + node.router().disagg().loads().total()
+        + ", workers " + List.of("prefill-1", "prefill-2", "decode-1", "decode-2").stream()
+            .map(w -> EmbeddedServingTest.status(node, w).toString()).toList();
   }
 
   private boolean idle(String worker) {

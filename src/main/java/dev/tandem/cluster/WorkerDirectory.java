@@ -34,6 +34,8 @@ public final class WorkerDirectory {
   private final HazelcastInstance hazelcast;
   private final IMap<String, String> map;
   private final Map<String, WorkerDescriptor> workers = new ConcurrentHashMap<>();
+  private final List<java.util.function.Consumer<String>> removalListeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   private UUID entryListener;
   private UUID membershipListener;
 
@@ -57,18 +59,32 @@ public final class WorkerDirectory {
 
     @Override
     public void entryRemoved(EntryEvent<String, String> e) {
-      workers.remove(e.getKey());
+      remove(e.getKey());
     }
 
     @Override
     public void entryExpired(EntryEvent<String, String> e) {
-      workers.remove(e.getKey());
+      remove(e.getKey());
     }
 
     @Override
     public void entryEvicted(EntryEvent<String, String> e) {
-      workers.remove(e.getKey());
+      remove(e.getKey());
     }
+  }
+
+  private void remove(String workerId) {
+    if (workers.remove(workerId) != null) {
+      removalListeners.forEach(l -> l.accept(workerId));
+    }
+  }
+
+  /**
+   * Called (on a Hazelcast thread: hop to your own context) with the id of every worker that leaves
+   * the registry — withdrawn, expired, or on a cluster member that left.
+   */
+  public void onRemoved(java.util.function.Consumer<String> listener) {
+    removalListeners.add(listener);
   }
 
   private void upsert(String key, String json) {
@@ -92,7 +108,11 @@ public final class WorkerDirectory {
         @Override
         public void memberRemoved(MembershipEvent event) {
           String nodeId = event.getMember().getUuid().toString();
-          workers.values().removeIf(w -> w.nodeId().equals(nodeId));
+          for (WorkerDescriptor w : List.copyOf(workers.values())) {
+            if (w.nodeId().equals(nodeId)) {
+              remove(w.workerId());
+            }
+          }
         }
       });
       for (Map.Entry<String, String> e : map.entrySet()) {

@@ -13,7 +13,6 @@ import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.TokenEvent;
 import dev.tandem.protocol.WorkerDescriptor;
-import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.protocol.WorkerRole;
 import dev.tandem.router.scheduling.SchedulingProfile;
 import dev.tandem.router.scheduling.SchedulingRequest;
@@ -23,6 +22,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,10 +34,16 @@ import java.util.logging.Logger;
  * One request's life, from scheduling to the last token: picks a decode then a prefill worker, has
  * the prefill worker compute and ship the KV, starts decode, feeds tokens to the request's sink, and
  * on every ending — done, error, cancel, timeout — releases load, clears timers and tells the workers.
- * Runs on the router verticle's event loop.
+ *
+ * <p>A worker that fails or disappears is replaced: before the first token the request is simply
+ * dispatched again; after it, the prompt plus every token already sent is re-prefilled on another
+ * pair and the stream continues at the next sequence number — with a fixed seed the output is the one
+ * an undisturbed run gives. Runs on the router verticle's event loop.
  */
 public final class DisaggRouter {
   private static final Logger LOG = Logger.getLogger(DisaggRouter.class.getName());
+  /** Dispatches one request may take (the first plus retries and failovers) before it fails. */
+  static final int MAX_ATTEMPTS = 4;
 
   /** The caller's handle on a submitted request. */
   public interface Handle {
@@ -84,36 +90,11 @@ public final class DisaggRouter {
     this.maxInFlight = maxInFlight;
   }
 
-  /** One request in flight on this router. */
-  private final class ActiveRequest implements Handle {
-    final GenerationRequest request;
-    final TokenSink sink;
-    final RequestStream stream;
-    long id = -1;
-    String prefillWorker;
-    String decodeWorker;
-    String affinityWorker;
-    /** True while this router counts the request against its prefill worker. */
-    boolean prefillLoadHeld;
-    long timerId = -1;
-    boolean ended;
-    final long startNanos = System.nanoTime();
-
-    ActiveRequest(GenerationRequest request, TokenSink sink) {
-      this.request = request;
-      this.sink = sink;
-      int[] prompt = request.promptTokens();
-      this.stream = new RequestStream(tokenizer, prompt[prompt.length - 1], request.stopStrings(), sink);
-    }
-
-    @Override
-    public void cancel() {
-      context.runOnContext(v -> end(this, null, "cancelled"));
-    }
-  }
-
   public Handle submit(GenerationRequest request, TokenSink sink) {
-    ActiveRequest a = new ActiveRequest(request, sink);
+    ActiveRequest[] self = new ActiveRequest[1];
+    ActiveRequest a = new ActiveRequest(request, sink, tokenizer,
+        () -> context.runOnContext(v -> end(self[0], null, "cancelled")));
+    self[0] = a;
     if (inFlight >= maxInFlight) {
       // Refused before anything is taken: nothing to release.
       a.ended = true;
@@ -130,12 +111,11 @@ public final class DisaggRouter {
         return;
       }
       a.id = ar.result();
-      LOG.fine(() -> "request " + a.id + " admitted");
       active.put(a.id, a);
       a.timerId = vertx.setTimer(requestTimeoutMs, t -> end(a, GenerationFailure.timeout(requestTimeoutMs), null));
       lookupAffinity(a).onComplete(aff -> guarded(a, () -> {
         a.affinityWorker = aff.succeeded() ? aff.result() : null;
-        schedule(a);
+        dispatch(a);
       }));
     }));
     return a;
@@ -161,79 +141,108 @@ public final class DisaggRouter {
     return affinity.lookup(a.request.sessionKey(), context);
   }
 
-  private void schedule(ActiveRequest a) {
+  /** Picks a decode and a prefill worker (avoiding those that failed this request) and starts prefill. */
+  private void dispatch(ActiveRequest a) {
     if (a.ended) {
       return;
     }
-    int promptTokens = a.request.promptTokens().length;
+    int attempt = ++a.attempt;
+    if (attempt > MAX_ATTEMPTS) {
+      end(a, GenerationFailure.upstream("gave up after " + MAX_ATTEMPTS + " attempts; workers failed: "
+          + a.failedWorkers), null);
+      return;
+    }
+    int[] prompt = a.resumePrompt();
     Optional<WorkerView> decode = decodeProfile.choose(
-        new SchedulingRequest(a.request.sessionKey(), a.affinityWorker, promptTokens, decodeTick++),
-        views(directory.workers(WorkerRole.DECODE), -1));
+        new SchedulingRequest(a.request.sessionKey(), a.affinityWorker, prompt.length, decodeTick++),
+        views(a, directory.workers(WorkerRole.DECODE), -1));
     if (decode.isEmpty()) {
       end(a, GenerationFailure.noWorkers("decode"), null);
       return;
     }
     long fingerprint = directory.get(decode.get().id()).modelFingerprint();
     Optional<WorkerView> prefill = prefillProfile.choose(
-        new SchedulingRequest(a.request.sessionKey(), null, promptTokens, prefillTick++),
-        views(directory.workers(WorkerRole.PREFILL), fingerprint));
+        new SchedulingRequest(a.request.sessionKey(), null, prompt.length, prefillTick++),
+        views(a, directory.workers(WorkerRole.PREFILL), fingerprint));
     if (prefill.isEmpty()) {
       end(a, GenerationFailure.noWorkers("prefill"), null);
       return;
     }
     a.decodeWorker = decode.get().id();
     a.prefillWorker = prefill.get().id();
+    a.decoding = false;
+    a.seqOffset = a.stream.delivered();
     loads.acquire(a.decodeWorker);
     loads.acquire(a.prefillWorker);
     a.prefillLoadHeld = true;
-    LOG.fine(() -> "request " + a.id + " scheduled: prefill " + a.prefillWorker + ", decode " + a.decodeWorker);
-    a.sink.onAccepted(a.id, a.prefillWorker, a.decodeWorker);
-    PrefillRequest request = new PrefillRequest(a.id, a.request.promptTokens(), a.decodeWorker, a.request.sampling());
+    LOG.fine(() -> "request " + a.id + " attempt " + attempt + ": prefill " + a.prefillWorker + ", decode "
+        + a.decodeWorker + ", " + prompt.length + " tokens");
+    if (attempt == 1) {
+      a.sink.onAccepted(a.id, a.prefillWorker, a.decodeWorker);
+    }
+    PrefillRequest request = new PrefillRequest(a.id, prompt, a.decodeWorker, a.request.sampling());
     vertx.eventBus().<JsonObject>request(Addresses.prefill(a.prefillWorker), PrefillRequest.CODEC.encode(request),
             new DeliveryOptions().setSendTimeout(prefillTimeoutMs))
         .onComplete(ar -> {
-          releasePrefillLoad(a);
-          if (a.ended) {
-            return;
+          if (a.ended || attempt != a.attempt) {
+            return; // a newer dispatch owns the request now
           }
+          releasePrefillLoad(a);
           if (ar.succeeded()) {
             guarded(a, () -> onPrefillDone(a, PrefillDone.CODEC.decode(ar.result().body())));
+          } else if (WorkerFailures.retryable(ar.cause())) {
+            LOG.info(() -> "request " + a.id + ": prefill on " + a.prefillWorker + " failed, retrying: " + ar.cause());
+            // Either worker may be the broken one (a KV transfer needs both); avoid both.
+            replace(a, List.of(a.prefillWorker, a.decodeWorker));
           } else {
-            end(a, failureOf("prefill", ar.cause()), null);
+            end(a, WorkerFailures.toClient("prefill", ar.cause()), null);
           }
         });
   }
 
-  private List<WorkerView> views(List<WorkerDescriptor> workers, long fingerprint) {
-    return workers.stream()
-        .filter(w -> fingerprint == -1 || w.modelFingerprint() == fingerprint)
-        .map(w -> new WorkerView(w.workerId(), w.model(), loads.inFlight(w.workerId()), w.draining()))
-        .toList();
+  private List<WorkerView> views(ActiveRequest a, List<WorkerDescriptor> workers, long fingerprint) {
+    List<WorkerView> out = new ArrayList<>(workers.size());
+    for (WorkerDescriptor w : workers) {
+      if ((fingerprint == -1 || w.modelFingerprint() == fingerprint) && !a.failedWorkers.contains(w.workerId())) {
+        out.add(new WorkerView(w.workerId(), w.model(), loads.inFlight(w.workerId()), w.draining()));
+      }
+    }
+    return out;
   }
 
   private void onPrefillDone(ActiveRequest a, PrefillDone done) {
     LOG.fine(() -> "request " + a.id + " prefilled: " + done);
     int first = done.firstToken();
+    int index = a.seqOffset;
     StopCondition.Outcome outcome = new StopCondition(tokenizer, a.request.stopTokens(), a.request.maxTokens(),
-        a.request.promptTokens().length, contextLength).check(first, 1);
+        a.request.promptTokens().length, contextLength).check(first, index + 1);
     int[] tokens = outcome == StopCondition.Outcome.STOP ? new int[0] : new int[] {first};
     if (outcome.finished()) {
-      // Done at the first token: the KV parked on the decode worker is not needed; free it now.
+      // Done at this token: the KV parked on the decode worker is not needed; free it now.
       vertx.eventBus().send(Addresses.decodeCancel(a.decodeWorker),
           CancelRequest.CODEC.encode(new CancelRequest(a.id, "finished_at_first_token")));
-      onEvent(new TokenEvent(a.id, 0, tokens, outcome.finishReason(), null));
+      onEvent(a, new TokenEvent(a.id, index, tokens, outcome.finishReason(), null));
       return;
     }
-    onEvent(new TokenEvent(a.id, 0, tokens, null, null));
-    DecodeRequest decode = new DecodeRequest(a.id, first, a.request.maxTokens(), a.request.sampling(),
+    onEvent(a, new TokenEvent(a.id, index, tokens, null, null));
+    if (a.ended) {
+      return; // a stop string in the first token ended it
+    }
+    int attempt = a.attempt;
+    a.decoding = true;
+    DecodeRequest decode = new DecodeRequest(a.id, first, a.request.maxTokens() - index, a.request.sampling(),
         a.request.stopTokens(), routerId);
     vertx.eventBus().<JsonObject>request(Addresses.decodeStart(a.decodeWorker), DecodeRequest.CODEC.encode(decode),
             new DeliveryOptions().setSendTimeout(prefillTimeoutMs))
         .onComplete(ar -> {
-          if (ar.failed()) {
-            end(a, failureOf("decode", ar.cause()), null);
+          if (a.ended || attempt != a.attempt || ar.succeeded()) {
+            return;
+          }
+          if (WorkerFailures.retryable(ar.cause())) {
+            LOG.info(() -> "request " + a.id + ": decode start on " + a.decodeWorker + " failed: " + ar.cause());
+            replace(a, List.of(a.decodeWorker));
           } else {
-            LOG.fine(() -> "request " + a.id + " joined the batch of " + a.decodeWorker);
+            end(a, WorkerFailures.toClient("decode", ar.cause()), null);
           }
         });
   }
@@ -241,15 +250,53 @@ public final class DisaggRouter {
   /** Tokens from a decode worker's step, for any number of this router's requests. */
   public void onTokenBatch(TokenBatch batch) {
     for (TokenEvent e : batch.events()) {
-      onEvent(e);
+      ActiveRequest a = active.get(e.requestId());
+      // Only the request's current decode worker speaks for it; a replaced one may still be talking.
+      if (a == null || a.ended || !batch.workerId().equals(a.decodeWorker) || !a.decoding) {
+        continue;
+      }
+      if (e.error() != null) {
+        LOG.info(() -> "request " + a.id + ": decode worker " + a.decodeWorker + " failed: " + e.error());
+        replace(a, List.of(a.decodeWorker));
+        continue;
+      }
+      onEvent(a, new TokenEvent(e.requestId(), e.seq() + a.seqOffset, e.tokens(), e.finishReason(), null));
     }
   }
 
-  private void onEvent(TokenEvent event) {
-    ActiveRequest a = active.get(event.requestId());
-    if (a == null || a.ended) {
-      return;
+  /**
+   * A worker left the registry (its member died, its heartbeat lapsed, or it withdrew): every request
+   * it was serving goes to another worker.
+   */
+  public void onWorkerGone(String workerId) {
+    for (ActiveRequest a : List.copyOf(active.values())) {
+      if (!a.ended && (workerId.equals(a.decodeWorker) || (a.prefillLoadHeld && workerId.equals(a.prefillWorker)))) {
+        LOG.info(() -> "request " + a.id + ": worker " + workerId + " is gone, moving the request");
+        replace(a, List.of(workerId));
+      }
     }
+  }
+
+  /** Gives up the current workers (telling them to drop the request) and dispatches again without {@code failed}. */
+  private void replace(ActiveRequest a, List<String> failed) {
+    a.failedWorkers.addAll(failed);
+    JsonObject cancel = CancelRequest.CODEC.encode(new CancelRequest(a.id, "moved"));
+    if (a.prefillLoadHeld) {
+      // Still prefilling there: stop it, and do not go back (a cancel could overtake a new prefill).
+      a.failedWorkers.add(a.prefillWorker);
+      vertx.eventBus().send(Addresses.prefillCancel(a.prefillWorker), cancel);
+      releasePrefillLoad(a);
+    }
+    if (a.decodeWorker != null) {
+      vertx.eventBus().send(Addresses.decodeCancel(a.decodeWorker), cancel);
+      loads.release(a.decodeWorker);
+      a.decodeWorker = null;
+    }
+    a.decoding = false;
+    dispatch(a);
+  }
+
+  private void onEvent(ActiveRequest a, TokenEvent event) {
     boolean ended;
     try {
       ended = a.stream.accept(event);
@@ -287,8 +334,7 @@ public final class DisaggRouter {
     }
     boolean ok = failure == null && cancelReason == null;
     if (!ok && a.id >= 0) {
-      String reason = cancelReason != null ? cancelReason : failure.code();
-      tellWorkers(a, reason);
+      tellWorkers(a, cancelReason != null ? cancelReason : failure.code());
     } else if (a.stream.stoppedByString()) {
       // The decode worker does not know about stop strings; it would generate on for nobody.
       tellWorkers(a, "stop_string");
@@ -315,9 +361,9 @@ public final class DisaggRouter {
   private void logEnd(ActiveRequest a, GenerationFailure failure, String cancelReason) {
     String outcome = failure != null ? "failed " + failure.status() + " " + failure.code()
         : cancelReason != null ? "cancelled (" + cancelReason + ")" : "ok " + a.stream.finishReason();
-    LOG.info(() -> String.format("request %d %s: prefill %s, decode %s, prompt %d tokens, generated %d, %d ms",
-        a.id, outcome, a.prefillWorker, a.decodeWorker, a.request.promptTokens().length, a.stream.delivered(),
-        (System.nanoTime() - a.startNanos) / 1_000_000));
+    LOG.info(() -> String.format("request %d %s: prefill %s, decode %s, attempts %d, prompt %d tokens, generated %d, %d ms",
+        a.id, outcome, a.prefillWorker, a.decodeWorker, a.attempt, a.request.promptTokens().length,
+        a.stream.delivered(), (System.nanoTime() - a.startNanos) / 1_000_000));
   }
 
   private void releasePrefillLoad(ActiveRequest a) {
@@ -329,7 +375,7 @@ public final class DisaggRouter {
 
   private Future<Void> recordAffinity(ActiveRequest a) {
     String session = a.request.sessionKey();
-    if (session == null || a.decodeWorker.equals(a.affinityWorker)) {
+    if (session == null || a.decodeWorker == null || a.decodeWorker.equals(a.affinityWorker)) {
       return Future.succeededFuture();
     }
     return affinity.record(session, a.decodeWorker, context)
@@ -347,17 +393,6 @@ public final class DisaggRouter {
     if (a.decodeWorker != null) {
       vertx.eventBus().send(Addresses.decodeCancel(a.decodeWorker), cancel);
     }
-  }
-
-  private static GenerationFailure failureOf(String phase, Throwable cause) {
-    WorkerFailure f = WorkerFailure.of(cause);
-    if (f == WorkerFailure.BAD_REQUEST) {
-      return GenerationFailure.invalid(cause.getMessage());
-    }
-    if (f == WorkerFailure.KV_TOO_LARGE) {
-      return new GenerationFailure(400, "invalid_request_error", "kv_transfer_limit_exceeded", cause.getMessage());
-    }
-    return GenerationFailure.upstream(phase + " failed: " + cause.getMessage());
   }
 
   /** Requests in flight on this router. */

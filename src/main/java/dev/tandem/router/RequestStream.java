@@ -18,6 +18,8 @@ final class RequestStream {
   private final StopStringMatcher stops;
   private final TreeMap<Integer, TokenEvent> early = new TreeMap<>();
   private int delivered;
+  /** The tokens delivered so far, kept so that a failover can re-prefill prompt + output. */
+  private int[] deliveredTokens = new int[16];
   private String finishReason;
   private boolean stoppedByString;
   private String error;
@@ -31,6 +33,10 @@ final class RequestStream {
   /** Generated tokens delivered so far. */
   int delivered() {
     return delivered;
+  }
+
+  int[] deliveredTokens() {
+    return Arrays.copyOf(deliveredTokens, delivered);
   }
 
   /** Applies an event; returns true once the stream has reached its end (finish or error). */
@@ -61,6 +67,10 @@ final class RequestStream {
         sb.append(stops.push(text.push(fresh[used++])));
       }
       int[] sent = used == fresh.length ? fresh : Arrays.copyOf(fresh, used);
+      if (delivered + sent.length > deliveredTokens.length) {
+        deliveredTokens = Arrays.copyOf(deliveredTokens, Math.max(deliveredTokens.length * 2, delivered + sent.length));
+      }
+      System.arraycopy(sent, 0, deliveredTokens, delivered, sent.length);
       delivered += sent.length;
       sink.onTokens(sent, sb.toString());
       if (stops.stopped()) {

@@ -57,6 +57,8 @@ public final class RouterVerticle extends VerticleBase {
         SchedulingPlugins.profile("prefill", config.router().prefill()),
         SchedulingPlugins.profile("decode", config.router().decode()),
         config.router().requestTimeoutMs(), config.router().prefillTimeoutMs(), config.router().maxInFlight());
+    // A worker that leaves hands its requests to others; the listener runs on a Hazelcast thread.
+    directory.onRemoved(workerId -> context.runOnContext(v -> disagg.onWorkerGone(workerId)));
     Future<Void> tokens = vertx.eventBus().<JsonObject>consumer(Addresses.routerTokens(routerId), m -> {
       try {
         disagg.onTokenBatch(TokenBatch.CODEC.decode(m.body()));

@@ -1,0 +1,55 @@
+package dev.tandem.router;
+
+import dev.tandem.engine.Tokenizer;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * One request in flight on a router: what was asked, where its output goes, which workers serve it
+ * now, and what it holds (load, timer). Touched only on the router's event loop.
+ */
+final class ActiveRequest implements DisaggRouter.Handle {
+  final GenerationRequest request;
+  final TokenSink sink;
+  final RequestStream stream;
+  final long startNanos = System.nanoTime();
+  private final Runnable onCancel;
+  long id = -1;
+  String prefillWorker;
+  String decodeWorker;
+  String affinityWorker;
+  /** True while this router counts the request against its prefill worker. */
+  boolean prefillLoadHeld;
+  /** True once the current decode worker holds the request (DECODE_REQUEST sent). */
+  boolean decoding;
+  /** Generated tokens that came before the current dispatch: the decode worker's seq 1 is this + 1. */
+  int seqOffset;
+  /** Dispatches so far (first one included); replies from an older dispatch are stale. */
+  int attempt;
+  /** Workers that failed this request; a retry or failover avoids them. */
+  final Set<String> failedWorkers = new HashSet<>();
+  long timerId = -1;
+  boolean ended;
+
+  ActiveRequest(GenerationRequest request, TokenSink sink, Tokenizer tokenizer, Runnable onCancel) {
+    this.request = request;
+    this.sink = sink;
+    int[] prompt = request.promptTokens();
+    this.stream = new RequestStream(tokenizer, prompt[prompt.length - 1], request.stopStrings(), sink);
+    this.onCancel = onCancel;
+  }
+
+  @Override
+  public void cancel() {
+    onCancel.run();
+  }
+
+  /** The prompt a (re-)prefill computes: the original prompt followed by every token already delivered. */
+  int[] resumePrompt() {
+    int[] prompt = request.promptTokens();
+    int[] done = stream.deliveredTokens();
+    int[] all = java.util.Arrays.copyOf(prompt, prompt.length + done.length);
+    System.arraycopy(done, 0, all, prompt.length, done.length);
+    return all;
+  }
+}

@@ -1,0 +1,36 @@
+package dev.tandem.router;
+
+import dev.tandem.protocol.WorkerFailure;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+
+/** How the router reads a worker's failure: what the client is told, and whether another worker may succeed. */
+final class WorkerFailures {
+  private WorkerFailures() {
+  }
+
+  /** The client-facing failure. */
+  static GenerationFailure toClient(String phase, Throwable cause) {
+    WorkerFailure f = WorkerFailure.of(cause);
+    if (f == WorkerFailure.BAD_REQUEST) {
+      return GenerationFailure.invalid(cause.getMessage());
+    }
+    if (f == WorkerFailure.KV_TOO_LARGE) {
+      return new GenerationFailure(400, "invalid_request_error", "kv_transfer_limit_exceeded", cause.getMessage());
+    }
+    return GenerationFailure.upstream(phase + " failed: " + cause.getMessage());
+  }
+
+  /**
+   * True when the failure is the worker's (gone, silent, broken, full) rather than the request's: a
+   * bad request or a KV over the limit fails the same way everywhere and is not retried.
+   */
+  static boolean retryable(Throwable cause) {
+    if (cause instanceof ReplyException re && re.failureType() != ReplyFailure.RECIPIENT_FAILURE) {
+      return true; // timeout or no handler: the worker is gone or stuck
+    }
+    WorkerFailure f = WorkerFailure.of(cause);
+    return f == WorkerFailure.INTERNAL || f == WorkerFailure.KV_TRANSFER_FAILED || f == WorkerFailure.OVER_CAPACITY
+        || f == WorkerFailure.KV_MISSING;
+  }
+}

@@ -26,21 +26,36 @@ final class CompletionsHandler implements Handler<RoutingContext> {
 
   @Override
   public void handle(RoutingContext ctx) {
-    CompletionCall call;
+    JsonObject body;
     try {
-      JsonObject body = jsonBody(ctx);
-      String session = ctx.request().getHeader(SESSION_HEADER);
-      call = kind == ApiKind.CHAT ? parser.parseChat(body, session) : parser.parseCompletion(body, session);
+      body = jsonBody(ctx);
     } catch (ApiException e) {
       ErrorResponses.send(ctx.response(), e);
       return;
     }
-    TokenSink sink = call.stream()
-        ? new SseCompletionSink(ctx.response(), call)
-        : new JsonCompletionSink(ctx.response(), call);
-    DisaggRouter.Handle handle = router.submit(call.generation(), sink);
-    // A client that goes away cancels its request on both workers.
-    ctx.response().closeHandler(v -> handle.cancel());
+    String session = ctx.request().getHeader(SESSION_HEADER);
+    // Tokenizing (BPE merges, chat templates) is model work: off the event loop.
+    ctx.vertx().<CompletionCall>executeBlocking(() -> kind == ApiKind.CHAT
+        ? parser.parseChat(body, session) : parser.parseCompletion(body, session), false).onComplete(ar -> {
+          if (ar.failed()) {
+            if (ar.cause() instanceof ApiException e) {
+              ErrorResponses.send(ctx.response(), e);
+            } else {
+              ctx.fail(ar.cause());
+            }
+            return;
+          }
+          if (ctx.response().closed()) {
+            return;
+          }
+          CompletionCall call = ar.result();
+          TokenSink sink = call.stream()
+              ? new SseCompletionSink(ctx.response(), call)
+              : new JsonCompletionSink(ctx.response(), call);
+          DisaggRouter.Handle handle = router.submit(call.generation(), sink);
+          // A client that goes away cancels its request on both workers.
+          ctx.response().closeHandler(v -> handle.cancel());
+        });
   }
 
   static JsonObject jsonBody(RoutingContext ctx) {

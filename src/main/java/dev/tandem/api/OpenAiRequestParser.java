@@ -64,7 +64,7 @@ public final class OpenAiRequestParser {
       throw unsupported("modalities", "only the \"text\" modality is supported");
     }
     String text = chatTemplate.render(messages(body.getValue("messages")));
-    int[] prompt = tokenizer.encode(text, true);
+    int[] prompt = encode(text, "messages");
     long max = RequestFields.integer(body, "max_completion_tokens", NOT_GIVEN);
     String maxField = "max_completion_tokens";
     if (max == NOT_GIVEN) {
@@ -133,7 +133,7 @@ public final class OpenAiRequestParser {
       if (text.isEmpty()) {
         throw ApiException.invalid("prompt", "'prompt' must not be empty");
       }
-      return tokenizer.encode(text, true);
+      return encode(text, "prompt");
     }
     if (!(value instanceof JsonArray array)) {
       throw ApiException.invalidType("prompt", "a string or an array of token ids");
@@ -159,6 +159,29 @@ public final class OpenAiRequestParser {
       tokens[i] = (int) id;
     }
     return tokens;
+  }
+
+  /**
+   * Tokenizes a prompt, refusing at once a text too long to fit the context whatever its tokens: no
+   * token covers more than maxTokenBytes bytes, so a text of more than seqLen × that many bytes cannot
+   * fit — and BPE merging of a huge text would cost seconds to learn it.
+   */
+  private int[] encode(String text, String param) {
+    long bound = (long) model.config().seqLen() * tokenizer.maxTokenBytes();
+    if (text.length() > bound || utf8Length(text) > bound) {
+      throw new ApiException(400, "invalid_request_error", param, "context_length_exceeded",
+          "The prompt is longer than this model's context of " + model.config().seqLen() + " tokens");
+    }
+    return tokenizer.encode(text, true);
+  }
+
+  private static long utf8Length(String text) {
+    long bytes = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3;
+    }
+    return bytes;
   }
 
   private static List<ChatMessage> messages(Object value) {

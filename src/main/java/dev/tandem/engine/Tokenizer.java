@@ -18,6 +18,9 @@ public interface Tokenizer {
    */
   byte[] decode(int previousToken, int token);
 
+  /** The most bytes of text one token stands for: bounds how many tokens a text can need, before encoding it. */
+  int maxTokenBytes();
+
   /** True for tokens that end a generated sequence. */
   boolean isEndOfSequence(int token);
 }

@@ -8,4 +8,9 @@ public interface JsonCodec<T> {
   JsonObject encode(T value);
 
   T decode(JsonObject json);
+
+  /** A message body as a JSON object, or a {@link ProtocolException} when it is anything else. */
+  static JsonObject object(Object body) {
+    return JsonFields.object(body);
+  }
 }

@@ -102,6 +102,8 @@ public final class DisaggRouter {
       return a;
     }
     inFlight++;
+    // The deadline covers everything, waiting for an id included.
+    a.timerId = vertx.setTimer(requestTimeoutMs, t -> end(a, GenerationFailure.timeout(requestTimeoutMs), null));
     ids.next().onComplete(ar -> guarded(a, () -> {
       if (a.ended) {
         return;
@@ -112,7 +114,6 @@ public final class DisaggRouter {
       }
       a.id = ar.result();
       active.put(a.id, a);
-      a.timerId = vertx.setTimer(requestTimeoutMs, t -> end(a, GenerationFailure.timeout(requestTimeoutMs), null));
       lookupAffinity(a).onComplete(aff -> guarded(a, () -> {
         a.affinityWorker = aff.succeeded() ? aff.result() : null;
         dispatch(a);
@@ -153,14 +154,17 @@ public final class DisaggRouter {
       return;
     }
     int[] prompt = a.resumePrompt();
+    List<WorkerDescriptor> decodeWorkers = directory.workers(WorkerRole.DECODE);
     Optional<WorkerView> decode = decodeProfile.choose(
         new SchedulingRequest(a.request.sessionKey(), a.affinityWorker, prompt.length, decodeTick++),
-        views(a, directory.workers(WorkerRole.DECODE), -1));
+        views(a, decodeWorkers, -1));
     if (decode.isEmpty()) {
       end(a, GenerationFailure.noWorkers("decode"), null);
       return;
     }
-    long fingerprint = directory.get(decode.get().id()).modelFingerprint();
+    // From the same snapshot: the directory may change under us (it is fed by Hazelcast threads).
+    long fingerprint = decodeWorkers.stream().filter(w -> w.workerId().equals(decode.get().id())).findFirst()
+        .orElseThrow().modelFingerprint();
     Optional<WorkerView> prefill = prefillProfile.choose(
         new SchedulingRequest(a.request.sessionKey(), null, prompt.length, prefillTick++),
         views(a, directory.workers(WorkerRole.PREFILL), fingerprint));
@@ -378,7 +382,9 @@ public final class DisaggRouter {
     if (session == null || a.decodeWorker == null || a.decodeWorker.equals(a.affinityWorker)) {
       return Future.succeededFuture();
     }
+    // Bounded: a slow cluster must not hold a finished response back.
     return affinity.record(session, a.decodeWorker, context)
+        .timeout(1, java.util.concurrent.TimeUnit.SECONDS)
         .recover(e -> {
           LOG.log(Level.FINE, "affinity not recorded for request " + a.id, e);
           return Future.succeededFuture();

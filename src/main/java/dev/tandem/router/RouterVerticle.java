@@ -51,17 +51,26 @@ public final class RouterVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    directory = new WorkerDirectory(vertx, hazelcast);
+    // Creating Hazelcast proxies (maps, near cache, id generator) may wait on the cluster: not here.
+    return vertx.executeBlocking(() -> new Shared(new WorkerDirectory(vertx, hazelcast), new AffinityStore(hazelcast),
+        new RequestIdSource(vertx, hazelcast))).compose(this::startWith);
+  }
+
+  private record Shared(WorkerDirectory directory, AffinityStore affinity, RequestIdSource ids) {
+  }
+
+  private Future<?> startWith(Shared shared) {
+    directory = shared.directory();
     disagg = new DisaggRouter(vertx, context, routerId, tokenizer, model.config().seqLen(), directory,
-        new AffinityStore(hazelcast), new RequestIdSource(vertx, hazelcast),
+        shared.affinity(), shared.ids(),
         SchedulingPlugins.profile("prefill", config.router().prefill()),
         SchedulingPlugins.profile("decode", config.router().decode()),
         config.router().requestTimeoutMs(), config.router().prefillTimeoutMs(), config.router().maxInFlight());
     // A worker that leaves hands its requests to others; the listener runs on a Hazelcast thread.
     directory.onRemoved(workerId -> context.runOnContext(v -> disagg.onWorkerGone(workerId)));
-    Future<Void> tokens = vertx.eventBus().<JsonObject>consumer(Addresses.routerTokens(routerId), m -> {
+    Future<Void> tokens = vertx.eventBus().<Object>consumer(Addresses.routerTokens(routerId), m -> {
       try {
-        disagg.onTokenBatch(TokenBatch.CODEC.decode(m.body()));
+        disagg.onTokenBatch(TokenBatch.CODEC.decode(dev.tandem.protocol.JsonCodec.object(m.body())));
       } catch (ProtocolException e) {
         LOG.warning("dropping malformed token batch: " + e.getMessage());
       }

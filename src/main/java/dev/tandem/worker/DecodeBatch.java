@@ -107,36 +107,45 @@ final class DecodeBatch {
     return running;
   }
 
-  /** The math of a step; blocking, for a compute thread. */
-  float[][] compute(Step step) {
+  /** What a step computed: each sequence's logits and the token sampled from them. */
+  record StepResult(float[][] logits, int[] tokens) {
+  }
+
+  /** The math of a step — forward pass and sampling; blocking, for a compute thread. */
+  StepResult compute(Step step) {
     List<KvCache> caches = new ArrayList<>(step.sequences.size());
-    int[] tokens = new int[step.sequences.size()];
-    for (int i = 0; i < tokens.length; i++) {
+    int[] inputs = new int[step.sequences.size()];
+    for (int i = 0; i < inputs.length; i++) {
       DecodeSequence s = step.sequences.get(i);
       caches.add(s.cache);
-      tokens[i] = s.lastToken;
+      inputs[i] = s.lastToken;
     }
-    return engine.decodeStep(caches, tokens);
+    float[][] logits = engine.decodeStep(caches, inputs);
+    int[] sampled = new int[logits.length];
+    for (int i = 0; i < logits.length; i++) {
+      DecodeSequence s = step.sequences.get(i);
+      sampled[i] = Sampler.sample(logits[i], s.sampling, s.cache.length());
+    }
+    return new StepResult(logits, sampled);
   }
 
   /**
-   * Samples each sequence's next token from its logits and retires finished and cancelled sequences
+   * Applies each sequence's sampled token and retires finished and cancelled sequences
    * (freeing their KV). Cancelled sequences produce no outcome: nobody waits for them.
    */
-  List<Outcome> complete(Step step, float[][] logits) {
+  List<Outcome> complete(Step step, StepResult result) {
     if (step != running) {
       throw new IllegalStateException("completing a step that is not running");
     }
     running = null;
     List<Outcome> outcomes = new ArrayList<>(step.sequences.size());
-    for (int i = 0; i < logits.length; i++) {
+    for (int i = 0; i < result.tokens().length; i++) {
       DecodeSequence s = step.sequences.get(i);
       if (s.cancelled) {
         retire(s);
         continue;
       }
-      int position = s.cache.length();
-      int token = Sampler.sample(logits[i], s.sampling, position);
+      int token = result.tokens()[i];
       int seq = s.generated;
       s.generated++;
       StopCondition.Outcome outcome = s.stop.check(token, s.generated);

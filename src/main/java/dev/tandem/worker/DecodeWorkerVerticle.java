@@ -8,6 +8,7 @@ import dev.tandem.engine.StopCondition;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.CancelRequest;
 import dev.tandem.protocol.DecodeRequest;
+import dev.tandem.protocol.JsonCodec;
 import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.TokenEvent;
@@ -65,8 +66,8 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     compute = vertx.createSharedWorkerExecutor("tandem-decode-" + workerId, 1);
     EventBus bus = vertx.eventBus();
     consumers.add(bus.consumer(Addresses.decodeKv(workerId), this::onKvChunk));
-    consumers.add(bus.<JsonObject>consumer(Addresses.decodeStart(workerId), this::onDecodeRequest));
-    consumers.add(bus.<JsonObject>consumer(Addresses.decodeCancel(workerId), this::onCancel));
+    consumers.add(bus.<Object>consumer(Addresses.decodeStart(workerId), this::onDecodeRequest));
+    consumers.add(bus.<Object>consumer(Addresses.decodeCancel(workerId), this::onCancel));
     consumers.add(bus.consumer(Addresses.workerStatus(workerId), m -> m.reply(WorkerStatus.CODEC.encode(status()))));
     List<Future<Void>> ready = new ArrayList<>();
     consumers.forEach(c -> ready.add(c.completion()));
@@ -92,10 +93,10 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     inbox.onChunk(message, batch::contains);
   }
 
-  private void onDecodeRequest(Message<JsonObject> message) {
+  private void onDecodeRequest(Message<Object> message) {
     DecodeRequest request;
     try {
-      request = DecodeRequest.CODEC.decode(message.body());
+      request = DecodeRequest.CODEC.decode(JsonCodec.object(message.body()));
     } catch (ProtocolException e) {
       message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
       return;
@@ -125,9 +126,9 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     stepIfIdle();
   }
 
-  private void onCancel(Message<JsonObject> message) {
+  private void onCancel(Message<Object> message) {
     try {
-      long id = CancelRequest.CODEC.decode(message.body()).requestId();
+      long id = CancelRequest.CODEC.decode(JsonCodec.object(message.body())).requestId();
       inbox.drop(id);
       batch.cancel(id);
     } catch (ProtocolException e) {
@@ -143,7 +144,7 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     if (step == null) {
       return;
     }
-    compute.<float[][]>executeBlocking(() -> batch.compute(step), false).onComplete(ar -> {
+    compute.<DecodeBatch.StepResult>executeBlocking(() -> batch.compute(step), false).onComplete(ar -> {
       if (ar.succeeded()) {
         steps++;
         publish(batch.complete(step, ar.result()));

@@ -7,6 +7,7 @@ import dev.tandem.engine.KvCache;
 import dev.tandem.engine.Sampler;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.CancelRequest;
+import dev.tandem.protocol.JsonCodec;
 import dev.tandem.protocol.KvAck;
 import dev.tandem.protocol.KvChunk;
 import dev.tandem.protocol.KvTransferCodec;
@@ -76,8 +77,8 @@ public final class PrefillWorkerVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     compute = vertx.createSharedWorkerExecutor("tandem-prefill-" + workerId, settings.prefillConcurrency());
-    consumers.add(vertx.eventBus().<JsonObject>consumer(Addresses.prefill(workerId), this::onPrefill));
-    consumers.add(vertx.eventBus().<JsonObject>consumer(Addresses.prefillCancel(workerId), this::onCancel));
+    consumers.add(vertx.eventBus().<Object>consumer(Addresses.prefill(workerId), this::onPrefill));
+    consumers.add(vertx.eventBus().<Object>consumer(Addresses.prefillCancel(workerId), this::onCancel));
     consumers.add(vertx.eventBus().consumer(Addresses.workerStatus(workerId),
         m -> m.reply(WorkerStatus.CODEC.encode(status()))));
     List<Future<Void>> ready = new ArrayList<>();
@@ -95,10 +96,10 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     return new WorkerStatus(workerId, WorkerRole.PREFILL, jobs.size(), 0, 0, 0, 0);
   }
 
-  private void onPrefill(Message<JsonObject> message) {
+  private void onPrefill(Message<Object> message) {
     PrefillRequest request;
     try {
-      request = PrefillRequest.CODEC.decode(message.body());
+      request = PrefillRequest.CODEC.decode(JsonCodec.object(message.body()));
     } catch (ProtocolException e) {
       message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
       return;
@@ -124,7 +125,13 @@ public final class PrefillWorkerVerticle extends VerticleBase {
         .compose(computed -> ship(job, computed))
         .onComplete(ar -> {
           jobs.remove(request.requestId());
-          if (ar.succeeded()) {
+          if (ar.succeeded() && job.cancelled) {
+            // Cancelled while the KV travelled: the router's cancel may have overtaken the chunks, so this
+            // worker — their sender, hence ordered after them — frees them on the decode worker.
+            vertx.eventBus().send(Addresses.decodeCancel(request.decodeWorkerId()),
+                CancelRequest.CODEC.encode(new CancelRequest(request.requestId(), "cancelled")));
+            message.fail(WorkerFailure.CANCELLED.code(), "request " + request.requestId() + " was cancelled");
+          } else if (ar.succeeded()) {
             message.reply(PrefillDone.CODEC.encode(ar.result()));
           } else {
             replyFailure(message, job, ar.cause());
@@ -185,7 +192,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     });
   }
 
-  private void replyFailure(Message<JsonObject> message, Job job, Throwable cause) {
+  private void replyFailure(Message<Object> message, Job job, Throwable cause) {
     if (job.cancelled || cause instanceof CancellationException) {
       message.fail(WorkerFailure.CANCELLED.code(), "request " + job.request.requestId() + " was cancelled");
     } else if (cause instanceof ReplyException re) {
@@ -201,9 +208,9 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     }
   }
 
-  private void onCancel(Message<JsonObject> message) {
+  private void onCancel(Message<Object> message) {
     try {
-      Job job = jobs.get(CancelRequest.CODEC.decode(message.body()).requestId());
+      Job job = jobs.get(CancelRequest.CODEC.decode(JsonCodec.object(message.body())).requestId());
       if (job != null) {
         job.cancelled = true;
       }

@@ -28,6 +28,18 @@ class ErrorStatusTest {
     return error;
   }
 
+  /** A seed whose generation for the prompt runs to all {@code tokens} (no early end-of-sequence). */
+  private static long longRunningSeed(TandemNode node, String text, int tokens) {
+    int[] prompt = node.engine().tokenizer().encode(text, true);
+    for (long seed = 0; ; seed++) {
+      var result = new dev.tandem.engine.LocalGenerator(node.engine())
+          .generate(prompt, new dev.tandem.engine.SamplingParams(1.0, 1.0, 0, seed), tokens, new int[0]);
+      if (result.tokens().length == tokens) {
+        return seed;
+      }
+    }
+  }
+
   @Test
   void apiKeysGuardV1ButNotHealth() {
     TandemConfig config = TestNodes.config();
@@ -58,7 +70,7 @@ class ErrorStatusTest {
     try {
       TestNodes.awaitWorkers(node.router(), 1, 1);
       HttpTestClient http = new HttpTestClient(node.router().httpPort());
-      String slow = "{\"prompt\": \"slow\", \"max_tokens\": 40}";
+      String slow = "{\"prompt\": \"slow\", \"max_tokens\": 40, \"seed\": " + longRunningSeed(node, "slow", 40) + "}";
       CompletableFuture<HttpResponse<String>> a = http.postAsync("/v1/completions", slow);
       CompletableFuture<HttpResponse<String>> b = http.postAsync("/v1/completions", slow);
       TestNodes.awaitTrue(() -> node.router().disagg().activeRequests() == 2, Duration.ofSeconds(5), "two in flight");
@@ -88,9 +100,11 @@ class ErrorStatusTest {
       workers = TandemNode.start(config, new TandemNode.Plan(false, List.of("prefill-1"), List.of("decode-1")),
           new PacedEngine(ReferenceEngine.builtin(16), 20));
       TestNodes.awaitWorkers(router.router(), 1, 1);
-      // 200 tokens at 20 ms a step cannot finish within the 300 ms request timeout.
-      assertEquals("request_timeout",
-          error(http.post("/v1/completions", "{\"prompt\": \"hi\", \"max_tokens\": 200}"), 504).getString("code"));
+      // 200 tokens at 20 ms a step cannot finish within the 300 ms request timeout — given a seed whose
+      // generation really runs to 200 tokens (an early end-of-sequence would finish in time).
+      long seed = longRunningSeed(router, "hi", 200);
+      assertEquals("request_timeout", error(http.post("/v1/completions",
+          "{\"prompt\": \"hi\", \"max_tokens\": 200, \"seed\": " + seed + "}"), 504).getString("code"));
       TandemNode w = workers;
       TestNodes.awaitTrue(() -> EmbeddedServingTest.status(w, "decode-1").activeSequences() == 0
               && EmbeddedServingTest.status(w, "decode-1").kvBytes() == 0

@@ -82,10 +82,10 @@ class DisaggregatedExactnessTest {
     }
     while (finish == null) {
       DecodeBatch.Step step = batch.begin();
-      float[][] logits = batch.compute(step);
+      DecodeBatch.StepResult result = batch.compute(step);
       int index = step.sequences().indexOf(target);
-      actualLogits.add(logits[index].clone());
-      for (DecodeBatch.Outcome o : batch.complete(step, logits)) {
+      actualLogits.add(result.logits()[index].clone());
+      for (DecodeBatch.Outcome o : batch.complete(step, result)) {
         if (o.sequence() == target) {
           for (int t : o.tokens()) {
             actual.add(t);

@@ -106,6 +106,14 @@ class KvHandoverTest {
         failureOf(node.vertx().eventBus().request(Addresses.decodeStart("decode-x"), request)));
   }
 
+  @Test
+  void aNonJsonMessageToAWorkerIsAnsweredNotDropped() {
+    assertEquals(WorkerFailure.BAD_REQUEST,
+        failureOf(node.vertx().eventBus().request(Addresses.decodeStart("decode-x"), "not json")));
+    assertEquals(WorkerFailure.BAD_REQUEST,
+        failureOf(node.vertx().eventBus().request(Addresses.decodeStart("decode-x"), Buffer.buffer(new byte[] {1, 2}))));
+  }
+
   private static WorkerFailure failureOf(Future<?> future) {
     try {
       future.await();

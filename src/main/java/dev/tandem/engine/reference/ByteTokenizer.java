@@ -15,6 +15,11 @@ public final class ByteTokenizer implements Tokenizer {
   }
 
   @Override
+  public int maxTokenBytes() {
+    return 1;
+  }
+
+  @Override
   public int vocabSize() {
     return VOCAB_SIZE;
   }

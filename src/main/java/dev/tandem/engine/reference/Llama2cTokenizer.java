@@ -85,6 +85,11 @@ public final class Llama2cTokenizer implements Tokenizer {
   }
 
   @Override
+  public int maxTokenBytes() {
+    return Math.max(maxTokenLength, 1);
+  }
+
+  @Override
   public int vocabSize() {
     return pieces.length;
   }

@@ -108,6 +108,9 @@ class FailoverTest {
     for (int i = 0; i < streams; i++) {
       responses.add(http.postAsync("/v1/completions", body(i, maxTokens).encode()));
     }
+    var affinityMap = router.cluster().hazelcast().<String, String>getMap(ClusterNames.AFFINITY);
+    affinityMap.set("pinned-to-a", "decode-a");
+    affinityMap.set("pinned-to-b", "decode-b");
     // 15 ms a step: after 300 ms every stream is well into its 60 tokens.
     Thread.sleep(300);
     decodeA.cluster().hazelcast().getLifecycleService().terminate();
@@ -119,6 +122,9 @@ class FailoverTest {
       assertExact(i, maxTokens, r);
     }
     assertTrue(decodeWorkers.contains("decode-a"), "some streams started on the worker that died: " + decodeWorkers);
+    // Sessions pinned to the dead worker are released, so they are scheduled afresh.
+    TestNodes.awaitTrue(() -> !affinityMap.containsKey("pinned-to-a") && "decode-b".equals(affinityMap.get("pinned-to-b")),
+        Duration.ofSeconds(5), "affinity to the dead worker to be dropped, and only that");
     TestNodes.awaitTrue(() -> router.router().disagg().activeRequests() == 0
         && router.router().disagg().loads().total() == 0, Duration.ofSeconds(5), "no load left behind");
   }

@@ -18,7 +18,9 @@ public final class HttpApi {
     Router router = Router.router(vertx);
     router.get("/health").handler(ctx -> ctx.json(new JsonObject().put("status", "UP")));
     if (!http.apiKeys().isEmpty()) {
-      router.route("/v1/*").handler(new ApiKeyHandler(http.apiKeys()));
+      ApiKeyHandler keys = new ApiKeyHandler(http.apiKeys());
+      router.route("/v1/*").handler(keys);
+      router.route("/admin/*").handler(keys);
     }
     BodyHandler body = BodyHandler.create(false).setBodyLimit(http.maxBodyBytes());
     router.post("/v1/completions").handler(body).handler(new CompletionsHandler(parser, disagg, ApiKind.COMPLETION));
@@ -26,6 +28,9 @@ public final class HttpApi {
     ModelsHandler models = new ModelsHandler(directory);
     router.get("/v1/models").handler(models);
     router.get("/v1/models/:model").handler(models::one);
+    AdminHandler admin = new AdminHandler(directory);
+    router.get("/admin/workers").handler(admin::workers);
+    router.post("/admin/workers/:id/drain").handler(BodyHandler.create(false).setBodyLimit(4096)).handler(admin::drain);
     router.route("/v1/stream").handler(new WebSocketStreamHandler(parser, disagg, http.maxBodyBytes()));
 
     router.errorHandler(404, ctx -> ErrorResponses.send(ctx.response(), 404,

@@ -25,4 +25,15 @@ public final class AffinityStore {
   public Future<Void> record(String sessionKey, String decodeWorkerId, Context context) {
     return Future.fromCompletionStage(map.setAsync(sessionKey, decodeWorkerId), context);
   }
+
+  /**
+   * Drops every session pinned to a worker that is gone, so no session waits for it. Every router
+   * that notices does it; removing twice is harmless. Runs the cluster-wide removal on a worker thread.
+   */
+  public Future<Void> forgetWorker(io.vertx.core.Vertx vertx, String decodeWorkerId) {
+    return vertx.executeBlocking(() -> {
+      map.removeAll(com.hazelcast.query.Predicates.equal("this", decodeWorkerId));
+      return null;
+    }, false);
+  }
 }

@@ -48,6 +48,11 @@ public final class Addresses {
     return ROUTER + routerId + ".tokens";
   }
 
+  /** Puts a worker into drain ({@code {"draining": true}}) or back into service; the reply is its status. */
+  public static String workerDrain(String workerId) {
+    return WORKER + workerId + ".drain";
+  }
+
   /** A worker's status: active sequences, parked KV, bytes held. */
   public static String workerStatus(String workerId) {
     return WORKER + workerId + ".status";

@@ -273,6 +273,8 @@ public final class DisaggRouter {
    * it was serving goes to another worker.
    */
   public void onWorkerGone(String workerId) {
+    affinity.forgetWorker(vertx, workerId)
+        .onFailure(e -> LOG.log(Level.FINE, "affinity of " + workerId + " not dropped", e));
     for (ActiveRequest a : List.copyOf(active.values())) {
       if (!a.ended && (workerId.equals(a.decodeWorker) || (a.prefillLoadHeld && workerId.equals(a.prefillWorker)))) {
         LOG.info(() -> "request " + a.id + ": worker " + workerId + " is gone, moving the request");

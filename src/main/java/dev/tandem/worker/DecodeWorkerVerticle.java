@@ -46,6 +46,7 @@ public final class DecodeWorkerVerticle extends VerticleBase {
   private KvInbox inbox;
   private DecodeBatch batch;
   private WorkerExecutor compute;
+  private DrainControl drain;
   private long steps;
 
   public DecodeWorkerVerticle(String workerId, Engine engine, WorkerSettings settings, WorkerAnnouncer announcer,
@@ -69,9 +70,12 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     consumers.add(bus.<Object>consumer(Addresses.decodeStart(workerId), this::onDecodeRequest));
     consumers.add(bus.<Object>consumer(Addresses.decodeCancel(workerId), this::onCancel));
     consumers.add(bus.consumer(Addresses.workerStatus(workerId), m -> m.reply(WorkerStatus.CODEC.encode(status()))));
+    drain = new DrainControl(announcer, this::descriptor);
+    consumers.add(bus.<Object>consumer(Addresses.workerDrain(workerId),
+        m -> drain.onDrain(m, WorkerStatus.CODEC.encode(status()))));
     List<Future<Void>> ready = new ArrayList<>();
     consumers.forEach(c -> ready.add(c.completion()));
-    return Future.all(ready).compose(v -> announcer.start(descriptor(false)));
+    return Future.all(ready).compose(v -> announcer.start(drain.current()));
   }
 
   @Override

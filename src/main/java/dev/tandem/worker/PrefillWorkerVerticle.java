@@ -64,6 +64,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
   private final List<MessageConsumer<?>> consumers = new ArrayList<>();
   private final Map<Long, Job> jobs = new HashMap<>();
   private WorkerExecutor compute;
+  private DrainControl drain;
 
   public PrefillWorkerVerticle(String workerId, Engine engine, WorkerSettings settings, WorkerAnnouncer announcer,
                                String nodeId) {
@@ -81,10 +82,13 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     consumers.add(vertx.eventBus().<Object>consumer(Addresses.prefillCancel(workerId), this::onCancel));
     consumers.add(vertx.eventBus().consumer(Addresses.workerStatus(workerId),
         m -> m.reply(WorkerStatus.CODEC.encode(status()))));
+    drain = new DrainControl(announcer, draining -> new WorkerDescriptor(workerId, WorkerRole.PREFILL,
+        engine.info().name(), engine.info().fingerprint(), nodeId, settings.prefillConcurrency(), draining));
+    consumers.add(vertx.eventBus().<Object>consumer(Addresses.workerDrain(workerId),
+        m -> drain.onDrain(m, WorkerStatus.CODEC.encode(status()))));
     List<Future<Void>> ready = new ArrayList<>();
     consumers.forEach(c -> ready.add(c.completion()));
-    return Future.all(ready).compose(v -> announcer.start(new WorkerDescriptor(workerId, WorkerRole.PREFILL,
-        engine.info().name(), engine.info().fingerprint(), nodeId, settings.prefillConcurrency(), false)));
+    return Future.all(ready).compose(v -> announcer.start(drain.current()));
   }
 
   @Override

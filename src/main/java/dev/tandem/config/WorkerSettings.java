@@ -7,9 +7,12 @@ package dev.tandem.config;
  * @param kvParkTimeoutMs    how long a decode worker keeps KV whose DECODE_REQUEST has not come
  * @param maxBatch           sequences one decode step advances at most; more wait to join
  * @param prefillConcurrency prompts one prefill worker computes at once; more wait in its queue
+ * @param kvCapacityBytes    KV memory a decode worker may hold (batch + parked); beyond it new KV is refused
+ *                           as over capacity and the router picks another worker
  */
 public record WorkerSettings(int kvBlockSize, long maxKvTransferBytes, int kvChunkBytes, long kvParkTimeoutMs,
-                             int maxBatch, int prefillConcurrency, long heartbeatMs, long registryTtlMs) {
+                             int maxBatch, int prefillConcurrency, long heartbeatMs, long registryTtlMs,
+                             long kvCapacityBytes) {
 
   static WorkerSettings read(ConfigSection s) {
     WorkerSettings w = new WorkerSettings(
@@ -20,7 +23,8 @@ public record WorkerSettings(int kvBlockSize, long maxKvTransferBytes, int kvChu
         s.integer("max-batch", 64, 1, 4096),
         s.integer("prefill-concurrency", 1, 1, 64),
         s.integer("heartbeat-ms", 250L, 10, 60_000),
-        s.integer("registry-ttl-ms", 3_000L, 100, 600_000));
+        s.integer("registry-ttl-ms", 3_000L, 100, 600_000),
+        s.integer("kv-capacity-bytes", 4L << 30, 0, 1L << 44));
     s.rejectUnknownKeys();
     if (w.registryTtlMs < 2 * w.heartbeatMs) {
       throw new ConfigException("'worker.registry-ttl-ms' must be at least twice 'worker.heartbeat-ms'");
@@ -30,11 +34,16 @@ public record WorkerSettings(int kvBlockSize, long maxKvTransferBytes, int kvChu
 
   public WorkerSettings withMaxKvTransferBytes(long bytes) {
     return new WorkerSettings(kvBlockSize, bytes, kvChunkBytes, kvParkTimeoutMs, maxBatch, prefillConcurrency,
-        heartbeatMs, registryTtlMs);
+        heartbeatMs, registryTtlMs, kvCapacityBytes);
   }
 
   public WorkerSettings withKvParkTimeoutMs(long ms) {
     return new WorkerSettings(kvBlockSize, maxKvTransferBytes, kvChunkBytes, ms, maxBatch, prefillConcurrency,
-        heartbeatMs, registryTtlMs);
+        heartbeatMs, registryTtlMs, kvCapacityBytes);
+  }
+
+  public WorkerSettings withKvCapacityBytes(long bytes) {
+    return new WorkerSettings(kvBlockSize, maxKvTransferBytes, kvChunkBytes, kvParkTimeoutMs, maxBatch, prefillConcurrency,
+        heartbeatMs, registryTtlMs, bytes);
   }
 }

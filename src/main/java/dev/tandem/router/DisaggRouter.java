@@ -196,8 +196,7 @@ public final class DisaggRouter {
             guarded(a, () -> onPrefillDone(a, PrefillDone.CODEC.decode(ar.result().body())));
           } else if (WorkerFailures.retryable(ar.cause())) {
             LOG.info(() -> "request " + a.id + ": prefill on " + a.prefillWorker + " failed, retrying: " + ar.cause());
-            // Either worker may be the broken one (a KV transfer needs both); avoid both.
-            replace(a, List.of(a.prefillWorker, a.decodeWorker));
+            replace(a, WorkerFailures.toAvoid(ar.cause(), a.prefillWorker, a.decodeWorker));
           } else {
             end(a, WorkerFailures.toClient("prefill", ar.cause()), null);
           }

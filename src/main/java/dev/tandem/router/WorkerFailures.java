@@ -33,4 +33,19 @@ final class WorkerFailures {
     return f == WorkerFailure.INTERNAL || f == WorkerFailure.KV_TRANSFER_FAILED || f == WorkerFailure.OVER_CAPACITY
         || f == WorkerFailure.KV_MISSING;
   }
+
+  /**
+   * Which of the pair a failed prefill dispatch should avoid next time: a decode worker that refused
+   * the KV for lack of room is the decode worker's problem; no answer from the prefill address is the
+   * prefill worker's; anything else in the KV hand-over may be either's.
+   */
+  static java.util.List<String> toAvoid(Throwable cause, String prefillWorker, String decodeWorker) {
+    if (cause instanceof ReplyException re && re.failureType() != ReplyFailure.RECIPIENT_FAILURE) {
+      return java.util.List.of(prefillWorker);
+    }
+    if (WorkerFailure.of(cause) == WorkerFailure.OVER_CAPACITY) {
+      return java.util.List.of(decodeWorker);
+    }
+    return java.util.List.of(prefillWorker, decodeWorker);
+  }
 }

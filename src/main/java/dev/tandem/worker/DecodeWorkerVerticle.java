@@ -94,7 +94,7 @@ public final class DecodeWorkerVerticle extends VerticleBase {
   }
 
   private void onKvChunk(Message<Object> message) {
-    inbox.onChunk(message, batch::contains);
+    inbox.onChunk(message, batch::contains, batch.kvBytes() + inbox.parkedBytes() >= settings.kvCapacityBytes());
   }
 
   private void onDecodeRequest(Message<Object> message) {

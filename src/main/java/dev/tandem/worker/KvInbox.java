@@ -59,7 +59,7 @@ final class KvInbox {
   }
 
   /** Handles one KV_CACHE message. */
-  void onChunk(Message<Object> message, java.util.function.LongPredicate alreadyKnown) {
+  void onChunk(Message<Object> message, java.util.function.LongPredicate alreadyKnown, boolean full) {
     KvChunk chunk;
     try {
       chunk = KvChunk.fromMessage(message.headers(), message.body());
@@ -76,6 +76,10 @@ final class KvInbox {
       }
       t = new Transfer(id, new KvTransferAssembler(layout, fingerprint, maxBytes));
       incoming.put(id, t);
+      if (full) {
+        // No room: take nothing, and answer the last chunk so the router tries another worker.
+        fail(t, WorkerFailure.OVER_CAPACITY, "decode worker is full (kv-capacity-bytes reached)");
+      }
     }
     if (t.failure == null) {
       accept(t, chunk);

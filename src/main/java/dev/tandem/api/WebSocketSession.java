@@ -1,6 +1,7 @@
 package dev.tandem.api;
 
 import dev.tandem.router.DisaggRouter;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.ServerWebSocket;
 import io.vertx.core.http.WebSocketFrame;
@@ -156,18 +157,25 @@ final class WebSocketSession {
     if (!body.containsKey("stream")) {
       body.put("stream", true);
     }
-    CompletionCall call;
-    try {
-      call = body.containsKey("messages") ? parser.parseChat(body, sessionHeader)
-          : parser.parseCompletion(body, sessionHeader);
-    } catch (ApiException e) {
-      sendError(id, e);
-      return;
-    }
-    WebSocketSink sink = new WebSocketSink(this, id, key, call.generation().promptTokens().length);
+    // The id is taken now, so a duplicate or a cancel that arrives while the prompt is tokenized finds it.
+    WebSocketSink sink = new WebSocketSink(this, id, key);
     running.put(key, sink);
-    // submit may end the request at once (e.g. overload): the sink has released itself by then.
-    sink.attach(router.submit(call.generation(), sink));
+    // Tokenizing is model work: off the event loop, like the HTTP endpoints.
+    Vertx.currentContext().<CompletionCall>executeBlocking(() -> body.containsKey("messages")
+        ? parser.parseChat(body, sessionHeader) : parser.parseCompletion(body, sessionHeader), false)
+        .onComplete(ar -> {
+          if (sink.ended()) {
+            return; // cancelled or the socket closed meanwhile
+          }
+          if (ar.failed()) {
+            sink.refuse(ar.cause() instanceof ApiException e ? e
+                : new ApiException(500, "server_error", null, "internal_error", "internal error: " + ar.cause()));
+            return;
+          }
+          CompletionCall call = ar.result();
+          // submit may end the request at once (e.g. overload): the sink has released itself by then.
+          sink.attach(router.submit(call.generation(), sink), call.generation().promptTokens().length);
+        });
   }
 
   /**

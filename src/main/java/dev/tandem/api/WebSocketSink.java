@@ -17,7 +17,7 @@ final class WebSocketSink implements TokenSink {
   private final WebSocketSession session;
   private final Object id;
   private final String key;
-  private final int promptTokens;
+  private int promptTokens;
   private DisaggRouter.Handle handle;
   private boolean ended;
   private int sentTokens;
@@ -25,19 +25,30 @@ final class WebSocketSink implements TokenSink {
   private int heldCount;
   private final StringBuilder heldText = new StringBuilder();
 
-  WebSocketSink(WebSocketSession session, Object id, String key, int promptTokens) {
+  WebSocketSink(WebSocketSession session, Object id, String key) {
     this.session = session;
     this.id = id;
     this.key = key;
-    this.promptTokens = promptTokens;
   }
 
   String key() {
     return key;
   }
 
-  void attach(DisaggRouter.Handle handle) {
+  void attach(DisaggRouter.Handle handle, int promptTokens) {
     this.handle = handle;
+    this.promptTokens = promptTokens;
+  }
+
+  boolean ended() {
+    return ended;
+  }
+
+  /** The request was refused before it reached the router (invalid fields). */
+  void refuse(ApiException e) {
+    if (end()) {
+      session.sendError(id, e);
+    }
   }
 
   @Override

@@ -72,8 +72,8 @@ class WebSocketSessionTest {
     ScriptedSocket socket = new ScriptedSocket();
     WebSocketSession session = new WebSocketSession(socket.ws, null, null, 1024, null);
     session.start();
-    WebSocketSink a = new WebSocketSink(session, "a", WebSocketSession.key("a"), 5);
-    WebSocketSink b = new WebSocketSink(session, 2, WebSocketSession.key(2), 3);
+    WebSocketSink a = new WebSocketSink(session, "a", WebSocketSession.key("a"));
+    WebSocketSink b = new WebSocketSink(session, 2, WebSocketSession.key(2));
     a.onTokens(new int[] {1}, "x");
     socket.full = true;
     a.onTokens(new int[] {2}, "y");

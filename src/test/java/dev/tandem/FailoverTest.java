@@ -87,7 +87,8 @@ class FailoverTest {
   void aPrefillWorkerThatNeverAnswersIsRetriedElsewhere() {
     // A registered worker with nobody behind its address: every request sent there fails at once.
     WorkerDescriptor ghost = new WorkerDescriptor("prefill-0-ghost", WorkerRole.PREFILL,
-        router.engine().info().name(), router.engine().info().fingerprint(), router.cluster().nodeId(), 1, false);
+        router.engine().info().name(), router.engine().info().fingerprint(), router.cluster().nodeId(), 1, false,
+        dev.tandem.protocol.WorkerLoad.IDLE);
     router.cluster().hazelcast().<String, String>getMap(ClusterNames.WORKERS)
         .set(ghost.workerId(), WorkerDescriptor.CODEC.encode(ghost).encode());
     TestNodes.awaitWorkers(router.router(), 3, 2);

@@ -17,7 +17,8 @@ public final class WorkerAnnouncer {
   private final IMap<String, String> map;
   private final long heartbeatMs;
   private final long ttlMs;
-  private volatile WorkerDescriptor descriptor;
+  private java.util.function.Supplier<WorkerDescriptor> descriptor;
+  private String workerId;
   private long timerId = -1;
 
   public WorkerAnnouncer(Vertx vertx, HazelcastInstance hazelcast, long heartbeatMs, long ttlMs) {
@@ -27,22 +28,25 @@ public final class WorkerAnnouncer {
     this.ttlMs = ttlMs;
   }
 
-  /** Announces the worker and keeps announcing it; completes once the first entry is in the map. */
-  public Future<Void> start(WorkerDescriptor descriptor) {
+  /**
+   * Announces the worker and keeps announcing it; completes once the first entry is in the map. The
+   * supplier is asked on every heartbeat, on the caller's context, so it may read the worker's state.
+   */
+  public Future<Void> start(java.util.function.Supplier<WorkerDescriptor> descriptor) {
     this.descriptor = descriptor;
     Context context = vertx.getOrCreateContext();
     timerId = vertx.setPeriodic(heartbeatMs, id -> put(context));
     return put(context);
   }
 
-  /** Changes what the next heartbeat says (e.g. draining) and says it now. */
-  public Future<Void> update(WorkerDescriptor descriptor) {
-    this.descriptor = descriptor;
+  /** Says now what the next heartbeat would say (e.g. after a drain). */
+  public Future<Void> announceNow() {
     return put(vertx.getOrCreateContext());
   }
 
   private Future<Void> put(Context context) {
-    WorkerDescriptor d = descriptor;
+    WorkerDescriptor d = descriptor.get();
+    workerId = d.workerId();
     String json = WorkerDescriptor.CODEC.encode(d).encode();
     return Future.fromCompletionStage(map.setAsync(d.workerId(), json, ttlMs, TimeUnit.MILLISECONDS), context);
   }
@@ -53,10 +57,10 @@ public final class WorkerAnnouncer {
       vertx.cancelTimer(timerId);
       timerId = -1;
     }
-    if (descriptor == null) {
+    if (workerId == null) {
       return Future.succeededFuture();
     }
-    return Future.fromCompletionStage(map.deleteAsync(descriptor.workerId()), vertx.getOrCreateContext())
+    return Future.fromCompletionStage(map.deleteAsync(workerId), vertx.getOrCreateContext())
         .mapEmpty();
   }
 }

@@ -4,10 +4,11 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * A worker's entry in the registry map: who it is, what it serves and where. Refreshed on every
- * heartbeat; {@code nodeId} is the cluster member that hosts it, so its entries go when it leaves.
+ * heartbeat, with its current {@link WorkerLoad}; {@code nodeId} is the cluster member that hosts it,
+ * so its entries go when it leaves.
  */
 public record WorkerDescriptor(String workerId, WorkerRole role, String model, long modelFingerprint,
-                               String nodeId, int maxBatch, boolean draining) {
+                               String nodeId, int maxBatch, boolean draining, WorkerLoad load) {
 
   public static final JsonCodec<WorkerDescriptor> CODEC = new JsonCodec<>() {
     @Override
@@ -19,7 +20,8 @@ public record WorkerDescriptor(String workerId, WorkerRole role, String model, l
           .put("model_fingerprint", d.modelFingerprint)
           .put("node_id", d.nodeId)
           .put("max_batch", d.maxBatch)
-          .put("draining", d.draining);
+          .put("draining", d.draining)
+          .put("load", WorkerLoad.CODEC.encode(d.load));
     }
 
     @Override
@@ -35,7 +37,10 @@ public record WorkerDescriptor(String workerId, WorkerRole role, String model, l
           JsonFields.requiredLong(json, "model_fingerprint"),
           JsonFields.requiredString(json, "node_id"),
           JsonFields.requiredInt(json, "max_batch"),
-          (Boolean) draining);
+          (Boolean) draining,
+          // Optional: a worker in another language may leave it out.
+          json.getValue("load") == null ? WorkerLoad.IDLE
+              : WorkerLoad.CODEC.decode(JsonFields.requiredObject(json, "load")));
     }
   };
 }

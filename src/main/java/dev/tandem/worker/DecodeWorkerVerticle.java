@@ -14,6 +14,7 @@ import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.TokenEvent;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerFailure;
+import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
 import dev.tandem.protocol.WorkerStatus;
 import io.vertx.core.Future;
@@ -70,12 +71,12 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     consumers.add(bus.<Object>consumer(Addresses.decodeStart(workerId), this::onDecodeRequest));
     consumers.add(bus.<Object>consumer(Addresses.decodeCancel(workerId), this::onCancel));
     consumers.add(bus.consumer(Addresses.workerStatus(workerId), m -> m.reply(WorkerStatus.CODEC.encode(status()))));
-    drain = new DrainControl(announcer, this::descriptor);
+    drain = new DrainControl(announcer);
     consumers.add(bus.<Object>consumer(Addresses.workerDrain(workerId),
         m -> drain.onDrain(m, WorkerStatus.CODEC.encode(status()))));
     List<Future<Void>> ready = new ArrayList<>();
     consumers.forEach(c -> ready.add(c.completion()));
-    return Future.all(ready).compose(v -> announcer.start(drain.current()));
+    return Future.all(ready).compose(v -> announcer.start(this::descriptor));
   }
 
   @Override
@@ -83,9 +84,11 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     return announcer.stop().eventually(() -> compute.close());
   }
 
-  private WorkerDescriptor descriptor(boolean draining) {
+  private WorkerDescriptor descriptor() {
+    WorkerLoad load = new WorkerLoad(0, batch.activeCount() + batch.waitingCount(),
+        batch.kvBytes() + inbox.parkedBytes(), settings.kvCapacityBytes());
     return new WorkerDescriptor(workerId, WorkerRole.DECODE, engine.info().name(), engine.info().fingerprint(),
-        nodeId, settings.maxBatch(), draining);
+        nodeId, settings.maxBatch(), drain.draining(), load);
   }
 
   public WorkerStatus status() {

@@ -3,11 +3,9 @@ package dev.tandem.worker;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.protocol.JsonCodec;
 import dev.tandem.protocol.ProtocolException;
-import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerFailure;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
-import java.util.function.Function;
 
 /**
  * Drain for any worker: a draining worker stays registered (so its running requests keep their
@@ -15,16 +13,14 @@ import java.util.function.Function;
  */
 final class DrainControl {
   private final WorkerAnnouncer announcer;
-  private final Function<Boolean, WorkerDescriptor> descriptor;
   private boolean draining;
 
-  DrainControl(WorkerAnnouncer announcer, Function<Boolean, WorkerDescriptor> descriptor) {
+  DrainControl(WorkerAnnouncer announcer) {
     this.announcer = announcer;
-    this.descriptor = descriptor;
   }
 
-  WorkerDescriptor current() {
-    return descriptor.apply(draining);
+  boolean draining() {
+    return draining;
   }
 
   void onDrain(Message<Object> message, JsonObject status) {
@@ -40,7 +36,7 @@ final class DrainControl {
       return;
     }
     draining = on;
-    announcer.update(current()).onComplete(ar -> {
+    announcer.announceNow().onComplete(ar -> {
       if (ar.succeeded()) {
         message.reply(status.put("draining", on));
       } else {

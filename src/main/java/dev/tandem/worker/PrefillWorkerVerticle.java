@@ -16,6 +16,7 @@ import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerFailure;
+import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
 import dev.tandem.protocol.WorkerStatus;
 import io.vertx.core.Future;
@@ -82,18 +83,26 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     consumers.add(vertx.eventBus().<Object>consumer(Addresses.prefillCancel(workerId), this::onCancel));
     consumers.add(vertx.eventBus().consumer(Addresses.workerStatus(workerId),
         m -> m.reply(WorkerStatus.CODEC.encode(status()))));
-    drain = new DrainControl(announcer, draining -> new WorkerDescriptor(workerId, WorkerRole.PREFILL,
-        engine.info().name(), engine.info().fingerprint(), nodeId, settings.prefillConcurrency(), draining));
+    drain = new DrainControl(announcer);
     consumers.add(vertx.eventBus().<Object>consumer(Addresses.workerDrain(workerId),
         m -> drain.onDrain(m, WorkerStatus.CODEC.encode(status()))));
     List<Future<Void>> ready = new ArrayList<>();
     consumers.forEach(c -> ready.add(c.completion()));
-    return Future.all(ready).compose(v -> announcer.start(drain.current()));
+    return Future.all(ready).compose(v -> announcer.start(this::descriptor));
   }
 
   @Override
   public Future<?> stop() {
     return announcer.stop().eventually(() -> compute.close());
+  }
+
+  private WorkerDescriptor descriptor() {
+    int queued = 0;
+    for (Job job : jobs.values()) {
+      queued += job.request.promptTokens().length;
+    }
+    return new WorkerDescriptor(workerId, WorkerRole.PREFILL, engine.info().name(), engine.info().fingerprint(),
+        nodeId, settings.prefillConcurrency(), drain.draining(), new WorkerLoad(queued, 0, 0, 0));
   }
 
   public WorkerStatus status() {

@@ -58,9 +58,14 @@ class DrainTest {
     List<CompletableFuture<HttpResponse<String>>> running = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
       running.add(http.postAsync("/v1/completions", new JsonObject().put("prompt", "long " + i)
-          .put("max_tokens", 40).put("temperature", 0).put("stream", true).encode()));
+          .put("max_tokens", 80).put("temperature", 0).put("stream", true).encode()));
     }
     TestNodes.awaitTrue(() -> node.router().disagg().activeRequests() == 2, Duration.ofSeconds(5), "two streams");
+    // Heartbeats carry load: the registry shows the running sequences and their KV.
+    TestNodes.awaitTrue(() -> node.router().directory().workers(WorkerRole.DECODE).stream()
+            .anyMatch(w -> w.load().activeSequences() > 0 && w.load().kvBytesUsed() > 0
+                && w.load().kvBytesCapacity() > w.load().kvBytesUsed()),
+        Duration.ofSeconds(5), "the registry to show the load");
 
     HttpResponse<String> drained = http.post("/admin/workers/decode-1/drain", "{}");
     assertEquals(200, drained.statusCode(), drained.body());

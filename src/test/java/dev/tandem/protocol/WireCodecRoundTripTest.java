@@ -30,8 +30,10 @@ class WireCodecRoundTripTest {
             new TokenEvent(2, 9, new int[0], "stop", null))), "events"),
         Arguments.of("CancelRequest", CancelRequest.CODEC, new CancelRequest(3, "client_closed"), "request_id"),
         Arguments.of("WorkerDescriptor", WorkerDescriptor.CODEC,
-            new WorkerDescriptor("prefill-1", WorkerRole.PREFILL, "tandem-builtin", 0x1234_5678_9abcL, "node", 4, true),
+            new WorkerDescriptor("prefill-1", WorkerRole.PREFILL, "tandem-builtin", 0x1234_5678_9abcL, "node", 4, true,
+                new WorkerLoad(300, 0, 0, 0)),
             "role"),
+        Arguments.of("WorkerLoad", WorkerLoad.CODEC, new WorkerLoad(12, 5, 1L << 33, 1L << 34), "kv_bytes_used"),
         Arguments.of("WorkerStatus", WorkerStatus.CODEC,
             new WorkerStatus("decode-1", WorkerRole.DECODE, 0, 3, 1, 2, 65536), "kv_bytes"),
         Arguments.of("SamplingParams", SamplingCodec.INSTANCE, SAMPLING, "top_p"));
@@ -43,6 +45,14 @@ class WireCodecRoundTripTest {
     JsonObject encoded = codec.encode(value);
     T decoded = codec.decode(new JsonObject(encoded.encode()));
     assertEquals(encoded, codec.encode(decoded), name + " changed on the way");
+  }
+
+  @org.junit.jupiter.api.Test
+  void aDescriptorWithoutLoadIsIdle() {
+    JsonObject json = WorkerDescriptor.CODEC.encode(new WorkerDescriptor("w", WorkerRole.DECODE, "m", 1, "n", 1, false,
+        new WorkerLoad(1, 2, 3, 4)));
+    json.remove("load");
+    assertEquals(WorkerLoad.IDLE, WorkerDescriptor.CODEC.decode(json).load());
   }
 
   @ParameterizedTest(name = "{0} without {3}")

@@ -52,4 +52,11 @@ final class ActiveRequest implements DisaggRouter.Handle {
     System.arraycopy(done, 0, all, prompt.length, done.length);
     return all;
   }
+
+  /** The request's log line: id, outcome, workers, attempts, sizes, duration. */
+  String summary(String outcome) {
+    return String.format("request %d %s: prefill %s, decode %s, attempts %d, prompt %d tokens, generated %d, %d ms",
+        id, outcome, prefillWorker, decodeWorker, attempt, request.promptTokens().length, stream.delivered(),
+        (System.nanoTime() - startNanos) / 1_000_000);
+  }
 }

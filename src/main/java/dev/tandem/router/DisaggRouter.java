@@ -12,21 +12,15 @@ import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.TokenEvent;
-import dev.tandem.protocol.WorkerDescriptor;
-import dev.tandem.protocol.WorkerRole;
 import dev.tandem.router.scheduling.SchedulingProfile;
-import dev.tandem.router.scheduling.SchedulingRequest;
-import dev.tandem.router.scheduling.WorkerView;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -56,11 +50,9 @@ public final class DisaggRouter {
   private final String routerId;
   private final Tokenizer tokenizer;
   private final int contextLength;
-  private final WorkerDirectory directory;
   private final AffinityStore affinity;
   private final RequestIdSource ids;
-  private final SchedulingProfile prefillProfile;
-  private final SchedulingProfile decodeProfile;
+  private final PairScheduler pairs;
   private final long requestTimeoutMs;
   private final long prefillTimeoutMs;
   private final int maxInFlight;
@@ -68,8 +60,6 @@ public final class DisaggRouter {
   private int inFlight;
   private final LoadTracker loads = new LoadTracker();
   private final Map<Long, ActiveRequest> active = new HashMap<>();
-  private long prefillTick;
-  private long decodeTick;
 
   public DisaggRouter(Vertx vertx, Context context, String routerId, Tokenizer tokenizer, int contextLength,
                       WorkerDirectory directory, AffinityStore affinity, RequestIdSource ids,
@@ -80,11 +70,9 @@ public final class DisaggRouter {
     this.routerId = routerId;
     this.tokenizer = tokenizer;
     this.contextLength = contextLength;
-    this.directory = directory;
     this.affinity = affinity;
     this.ids = ids;
-    this.prefillProfile = prefillProfile;
-    this.decodeProfile = decodeProfile;
+    this.pairs = new PairScheduler(directory, loads, prefillProfile, decodeProfile);
     this.requestTimeoutMs = requestTimeoutMs;
     this.prefillTimeoutMs = prefillTimeoutMs;
     this.maxInFlight = maxInFlight;
@@ -154,26 +142,14 @@ public final class DisaggRouter {
       return;
     }
     int[] prompt = a.resumePrompt();
-    List<WorkerDescriptor> decodeWorkers = directory.workers(WorkerRole.DECODE);
-    Optional<WorkerView> decode = decodeProfile.choose(
-        new SchedulingRequest(a.request.sessionKey(), a.affinityWorker, prompt.length, decodeTick++),
-        views(a, decodeWorkers, -1));
-    if (decode.isEmpty()) {
-      end(a, GenerationFailure.noWorkers("decode"), null);
+    PairScheduler.Choice choice = pairs.choose(a.request.sessionKey(), a.affinityWorker, prompt.length,
+        a.failedWorkers);
+    if (choice.missingRole() != null) {
+      end(a, GenerationFailure.noWorkers(choice.missingRole()), null);
       return;
     }
-    // From the same snapshot: the directory may change under us (it is fed by Hazelcast threads).
-    long fingerprint = decodeWorkers.stream().filter(w -> w.workerId().equals(decode.get().id())).findFirst()
-        .orElseThrow().modelFingerprint();
-    Optional<WorkerView> prefill = prefillProfile.choose(
-        new SchedulingRequest(a.request.sessionKey(), null, prompt.length, prefillTick++),
-        views(a, directory.workers(WorkerRole.PREFILL), fingerprint));
-    if (prefill.isEmpty()) {
-      end(a, GenerationFailure.noWorkers("prefill"), null);
-      return;
-    }
-    a.decodeWorker = decode.get().id();
-    a.prefillWorker = prefill.get().id();
+    a.decodeWorker = choice.decodeWorker();
+    a.prefillWorker = choice.prefillWorker();
     a.decoding = false;
     a.seqOffset = a.stream.delivered();
     loads.acquire(a.decodeWorker);
@@ -201,16 +177,6 @@ public final class DisaggRouter {
             end(a, WorkerFailures.toClient("prefill", ar.cause()), null);
           }
         });
-  }
-
-  private List<WorkerView> views(ActiveRequest a, List<WorkerDescriptor> workers, long fingerprint) {
-    List<WorkerView> out = new ArrayList<>(workers.size());
-    for (WorkerDescriptor w : workers) {
-      if ((fingerprint == -1 || w.modelFingerprint() == fingerprint) && !a.failedWorkers.contains(w.workerId())) {
-        out.add(new WorkerView(w.workerId(), w.model(), loads.inFlight(w.workerId()), w.draining()));
-      }
-    }
-    return out;
   }
 
   private void onPrefillDone(ActiveRequest a, PrefillDone done) {
@@ -364,11 +330,8 @@ public final class DisaggRouter {
 
   /** One line per request: what an operator greps for. */
   private void logEnd(ActiveRequest a, GenerationFailure failure, String cancelReason) {
-    String outcome = failure != null ? "failed " + failure.status() + " " + failure.code()
-        : cancelReason != null ? "cancelled (" + cancelReason + ")" : "ok " + a.stream.finishReason();
-    LOG.info(() -> String.format("request %d %s: prefill %s, decode %s, attempts %d, prompt %d tokens, generated %d, %d ms",
-        a.id, outcome, a.prefillWorker, a.decodeWorker, a.attempt, a.request.promptTokens().length,
-        a.stream.delivered(), (System.nanoTime() - a.startNanos) / 1_000_000));
+    LOG.info(() -> a.summary(failure != null ? "failed " + failure.status() + " " + failure.code()
+        : cancelReason != null ? "cancelled (" + cancelReason + ")" : "ok " + a.stream.finishReason()));
   }
 
   private void releasePrefillLoad(ActiveRequest a) {

@@ -1,0 +1,68 @@
+package dev.tandem.router;
+
+import dev.tandem.cluster.WorkerDirectory;
+import dev.tandem.protocol.WorkerDescriptor;
+import dev.tandem.protocol.WorkerRole;
+import dev.tandem.router.scheduling.SchedulingProfile;
+import dev.tandem.router.scheduling.SchedulingRequest;
+import dev.tandem.router.scheduling.WorkerView;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Chooses the decode worker, then a prefill worker for the same model, from the router's local
+ * registry snapshot: the decode profile first (affinity), then the prefill profile (load). Workers a
+ * request has seen fail are left out. Event loop only (the round-robin ticks are plain fields).
+ */
+final class PairScheduler {
+
+  /** The chosen pair, or which role had nobody to offer. */
+  record Choice(String prefillWorker, String decodeWorker, String missingRole) {
+  }
+
+  private final WorkerDirectory directory;
+  private final LoadTracker loads;
+  private final SchedulingProfile prefillProfile;
+  private final SchedulingProfile decodeProfile;
+  private long prefillTick;
+  private long decodeTick;
+
+  PairScheduler(WorkerDirectory directory, LoadTracker loads, SchedulingProfile prefillProfile,
+                SchedulingProfile decodeProfile) {
+    this.directory = directory;
+    this.loads = loads;
+    this.prefillProfile = prefillProfile;
+    this.decodeProfile = decodeProfile;
+  }
+
+  Choice choose(String sessionKey, String affinityWorker, int promptTokens, Set<String> avoid) {
+    List<WorkerDescriptor> decodeWorkers = directory.workers(WorkerRole.DECODE);
+    Optional<WorkerView> decode = decodeProfile.choose(
+        new SchedulingRequest(sessionKey, affinityWorker, promptTokens, decodeTick++), views(decodeWorkers, -1, avoid));
+    if (decode.isEmpty()) {
+      return new Choice(null, null, "decode");
+    }
+    // From the same snapshot: the directory may change under us (it is fed by Hazelcast threads).
+    long fingerprint = decodeWorkers.stream().filter(w -> w.workerId().equals(decode.get().id())).findFirst()
+        .orElseThrow().modelFingerprint();
+    Optional<WorkerView> prefill = prefillProfile.choose(
+        new SchedulingRequest(sessionKey, null, promptTokens, prefillTick++),
+        views(directory.workers(WorkerRole.PREFILL), fingerprint, avoid));
+    if (prefill.isEmpty()) {
+      return new Choice(null, null, "prefill");
+    }
+    return new Choice(prefill.get().id(), decode.get().id(), null);
+  }
+
+  private List<WorkerView> views(List<WorkerDescriptor> workers, long fingerprint, Set<String> avoid) {
+    List<WorkerView> out = new ArrayList<>(workers.size());
+    for (WorkerDescriptor w : workers) {
+      if ((fingerprint == -1 || w.modelFingerprint() == fingerprint) && !avoid.contains(w.workerId())) {
+        out.add(new WorkerView(w.workerId(), w.model(), loads.inFlight(w.workerId()), w.draining()));
+      }
+    }
+    return out;
+  }
+}

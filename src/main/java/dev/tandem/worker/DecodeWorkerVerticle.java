@@ -22,7 +22,6 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.Message;
-import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -43,11 +42,10 @@ public final class DecodeWorkerVerticle extends VerticleBase {
   private final WorkerSettings settings;
   private final WorkerAnnouncer announcer;
   private final String nodeId;
-  private final List<MessageConsumer<?>> consumers = new ArrayList<>();
   private KvInbox inbox;
   private DecodeBatch batch;
   private WorkerExecutor compute;
-  private DrainControl drain;
+  private WorkerControl control;
   private long steps;
 
   public DecodeWorkerVerticle(String workerId, Engine engine, WorkerSettings settings, WorkerAnnouncer announcer,
@@ -67,28 +65,23 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     // One thread: steps of one worker are sequential by nature; other workers use the other cores.
     compute = vertx.createSharedWorkerExecutor("tandem-decode-" + workerId, 1);
     EventBus bus = vertx.eventBus();
-    consumers.add(bus.consumer(Addresses.decodeKv(workerId), this::onKvChunk));
-    consumers.add(bus.<Object>consumer(Addresses.decodeStart(workerId), this::onDecodeRequest));
-    consumers.add(bus.<Object>consumer(Addresses.decodeCancel(workerId), this::onCancel));
-    consumers.add(bus.consumer(Addresses.workerStatus(workerId), m -> m.reply(WorkerStatus.CODEC.encode(status()))));
-    drain = new DrainControl(announcer);
-    consumers.add(bus.<Object>consumer(Addresses.workerDrain(workerId),
-        m -> drain.onDrain(m, WorkerStatus.CODEC.encode(status()))));
-    List<Future<Void>> ready = new ArrayList<>();
-    consumers.forEach(c -> ready.add(c.completion()));
-    return Future.all(ready).compose(v -> announcer.start(this::descriptor));
+    control = new WorkerControl(vertx, workerId, announcer, this::status);
+    return control.start(List.of(
+        bus.consumer(Addresses.decodeKv(workerId), this::onKvChunk),
+        bus.<Object>consumer(Addresses.decodeStart(workerId), this::onDecodeRequest),
+        bus.<Object>consumer(Addresses.decodeCancel(workerId), this::onCancel)), this::descriptor);
   }
 
   @Override
   public Future<?> stop() {
-    return announcer.stop().eventually(() -> compute.close());
+    return control.stop().eventually(() -> compute.close());
   }
 
   private WorkerDescriptor descriptor() {
     WorkerLoad load = new WorkerLoad(0, batch.activeCount() + batch.waitingCount(),
         batch.kvBytes() + inbox.parkedBytes(), settings.kvCapacityBytes());
     return new WorkerDescriptor(workerId, WorkerRole.DECODE, engine.info().name(), engine.info().fingerprint(),
-        nodeId, settings.maxBatch(), drain.draining(), load);
+        nodeId, settings.maxBatch(), control.draining(), load);
   }
 
   public WorkerStatus status() {
@@ -97,7 +90,9 @@ public final class DecodeWorkerVerticle extends VerticleBase {
   }
 
   private void onKvChunk(Message<Object> message) {
-    inbox.onChunk(message, batch::contains, batch.kvBytes() + inbox.parkedBytes() >= settings.kvCapacityBytes());
+    // Asked only when a new transfer starts, not for every chunk.
+    inbox.onChunk(message, batch::contains,
+        () -> batch.kvBytes() + inbox.parkedBytes() >= settings.kvCapacityBytes());
   }
 
   private void onDecodeRequest(Message<Object> message) {

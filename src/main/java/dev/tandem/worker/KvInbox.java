@@ -59,7 +59,8 @@ final class KvInbox {
   }
 
   /** Handles one KV_CACHE message. */
-  void onChunk(Message<Object> message, java.util.function.LongPredicate alreadyKnown, boolean full) {
+  void onChunk(Message<Object> message, java.util.function.LongPredicate alreadyKnown,
+               java.util.function.BooleanSupplier full) {
     KvChunk chunk;
     try {
       chunk = KvChunk.fromMessage(message.headers(), message.body());
@@ -76,7 +77,7 @@ final class KvInbox {
       }
       t = new Transfer(id, new KvTransferAssembler(layout, fingerprint, maxBytes));
       incoming.put(id, t);
-      if (full) {
+      if (full.getAsBoolean()) {
         // No room: take nothing, and answer the last chunk so the router tries another worker.
         fail(t, WorkerFailure.OVER_CAPACITY, "decode worker is full (kv-capacity-bytes reached)");
       }

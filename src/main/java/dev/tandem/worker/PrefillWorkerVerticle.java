@@ -25,10 +25,8 @@ import io.vertx.core.WorkerExecutor;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
-import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,10 +60,9 @@ public final class PrefillWorkerVerticle extends VerticleBase {
   private final WorkerSettings settings;
   private final WorkerAnnouncer announcer;
   private final String nodeId;
-  private final List<MessageConsumer<?>> consumers = new ArrayList<>();
   private final Map<Long, Job> jobs = new HashMap<>();
   private WorkerExecutor compute;
-  private DrainControl drain;
+  private WorkerControl control;
 
   public PrefillWorkerVerticle(String workerId, Engine engine, WorkerSettings settings, WorkerAnnouncer announcer,
                                String nodeId) {
@@ -79,21 +76,15 @@ public final class PrefillWorkerVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     compute = vertx.createSharedWorkerExecutor("tandem-prefill-" + workerId, settings.prefillConcurrency());
-    consumers.add(vertx.eventBus().<Object>consumer(Addresses.prefill(workerId), this::onPrefill));
-    consumers.add(vertx.eventBus().<Object>consumer(Addresses.prefillCancel(workerId), this::onCancel));
-    consumers.add(vertx.eventBus().consumer(Addresses.workerStatus(workerId),
-        m -> m.reply(WorkerStatus.CODEC.encode(status()))));
-    drain = new DrainControl(announcer);
-    consumers.add(vertx.eventBus().<Object>consumer(Addresses.workerDrain(workerId),
-        m -> drain.onDrain(m, WorkerStatus.CODEC.encode(status()))));
-    List<Future<Void>> ready = new ArrayList<>();
-    consumers.forEach(c -> ready.add(c.completion()));
-    return Future.all(ready).compose(v -> announcer.start(this::descriptor));
+    control = new WorkerControl(vertx, workerId, announcer, this::status);
+    return control.start(List.of(
+        vertx.eventBus().<Object>consumer(Addresses.prefill(workerId), this::onPrefill),
+        vertx.eventBus().<Object>consumer(Addresses.prefillCancel(workerId), this::onCancel)), this::descriptor);
   }
 
   @Override
   public Future<?> stop() {
-    return announcer.stop().eventually(() -> compute.close());
+    return control.stop().eventually(() -> compute.close());
   }
 
   private WorkerDescriptor descriptor() {
@@ -102,7 +93,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
       queued += job.request.promptTokens().length;
     }
     return new WorkerDescriptor(workerId, WorkerRole.PREFILL, engine.info().name(), engine.info().fingerprint(),
-        nodeId, settings.prefillConcurrency(), drain.draining(), new WorkerLoad(queued, 0, 0, 0));
+        nodeId, settings.prefillConcurrency(), control.draining(), new WorkerLoad(queued, 0, 0, 0));
   }
 
   public WorkerStatus status() {

@@ -1,6 +1,7 @@
 package dev.tandem;
 
 import dev.tandem.cluster.ClusterNode;
+import dev.tandem.cluster.MemberWatch;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.Engine;
@@ -40,6 +41,7 @@ public final class TandemNode {
   private RouterVerticle router;
   private final List<PrefillWorkerVerticle> prefillWorkers = new ArrayList<>();
   private final List<DecodeWorkerVerticle> decodeWorkers = new ArrayList<>();
+  private MemberWatch members;
 
   private TandemNode(ClusterNode cluster, Engine engine) {
     this.cluster = cluster;
@@ -57,6 +59,7 @@ public final class TandemNode {
     TandemNode node = new TandemNode(cluster, engine);
     try {
       node.deploy(config, plan).await();
+      node.members = MemberWatch.onLeave(cluster.hazelcast(), node::memberLeft);
     } catch (RuntimeException e) {
       cluster.close().await();
       throw e;
@@ -79,10 +82,16 @@ public final class TandemNode {
     }
     if (plan.router()) {
       router = new RouterVerticle(config, engine.info(), engine.tokenizer(), engine.chatTemplate(), cluster.hazelcast(),
-          "router-" + UUID.randomUUID().toString().substring(0, 8));
+          "router-" + UUID.randomUUID().toString().substring(0, 8), cluster.nodeId());
       deployed.add(vertx.deployVerticle(router));
     }
     return Future.all(deployed).mapEmpty();
+  }
+
+  /** Work a departed router left on this node's workers is dropped: nobody will read its result. */
+  private void memberLeft(String nodeId) {
+    prefillWorkers.forEach(w -> w.onRouterNodeLeft(nodeId));
+    decodeWorkers.forEach(w -> w.onRouterNodeLeft(nodeId));
   }
 
   private WorkerAnnouncer announcer(TandemConfig config) {
@@ -117,6 +126,9 @@ public final class TandemNode {
 
   /** Undeploys everything (workers withdraw from the registry) and leaves the cluster. */
   public Future<Void> close() {
+    if (members != null) {
+      members.close();
+    }
     return cluster.close();
   }
 }

@@ -7,6 +7,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
+import java.util.function.Supplier;
 
 /** The router's HTTP surface: OpenAI-compatible endpoints, and errors in OpenAI's shape for every failure. */
 public final class HttpApi {
@@ -14,7 +15,7 @@ public final class HttpApi {
   }
 
   public static Router create(Vertx vertx, HttpSettings http, OpenAiRequestParser parser, DisaggRouter disagg,
-                              WorkerDirectory directory) {
+                              WorkerDirectory directory, Supplier<JsonObject> routers) {
     Router router = Router.router(vertx);
     router.get("/health").handler(ctx -> ctx.json(new JsonObject().put("status", "UP")));
     if (!http.apiKeys().isEmpty()) {
@@ -30,6 +31,7 @@ public final class HttpApi {
     router.get("/v1/models/:model").handler(models::one);
     AdminHandler admin = new AdminHandler(directory);
     router.get("/admin/workers").handler(admin::workers);
+    router.get("/admin/routers").handler(ctx -> ctx.json(routers.get()));
     router.post("/admin/workers/:id/drain").handler(BodyHandler.create(false).setBodyLimit(4096)).handler(admin::drain);
     router.route("/v1/stream").handler(new WebSocketStreamHandler(parser, disagg, http.maxBodyBytes()));
 

@@ -1,7 +1,5 @@
 package dev.tandem.cluster;
 
-import com.hazelcast.cluster.MembershipEvent;
-import com.hazelcast.cluster.MembershipListener;
 import com.hazelcast.core.EntryEvent;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
@@ -37,7 +35,7 @@ public final class WorkerDirectory {
   private final List<java.util.function.Consumer<String>> removalListeners =
       new java.util.concurrent.CopyOnWriteArrayList<>();
   private UUID entryListener;
-  private UUID membershipListener;
+  private MemberWatch members;
 
   public WorkerDirectory(Vertx vertx, HazelcastInstance hazelcast) {
     this.vertx = vertx;
@@ -100,18 +98,10 @@ public final class WorkerDirectory {
   public Future<Void> start() {
     return vertx.executeBlocking(() -> {
       entryListener = map.addEntryListener(new Listener(), true);
-      membershipListener = hazelcast.getCluster().addMembershipListener(new MembershipListener() {
-        @Override
-        public void memberAdded(MembershipEvent event) {
-        }
-
-        @Override
-        public void memberRemoved(MembershipEvent event) {
-          String nodeId = event.getMember().getUuid().toString();
-          for (WorkerDescriptor w : List.copyOf(workers.values())) {
-            if (w.nodeId().equals(nodeId)) {
-              remove(w.workerId());
-            }
+      members = MemberWatch.onLeave(hazelcast, nodeId -> {
+        for (WorkerDescriptor w : List.copyOf(workers.values())) {
+          if (w.nodeId().equals(nodeId)) {
+            remove(w.workerId());
           }
         }
       });
@@ -127,8 +117,8 @@ public final class WorkerDirectory {
       if (entryListener != null) {
         map.removeEntryListener(entryListener);
       }
-      if (membershipListener != null) {
-        hazelcast.getCluster().removeMembershipListener(membershipListener);
+      if (members != null) {
+        members.close();
       }
       return null;
     });

@@ -3,11 +3,17 @@ package dev.tandem.config;
 import java.util.List;
 
 /**
- * Router behaviour: deadlines, defaults, affinity retention and the two scheduling profiles.
+ * Router behaviour: deadlines, defaults, affinity retention, load sharing between replicas and the two
+ * scheduling profiles.
+ *
+ * @param decodeStallTimeoutMs a decoding request that gets no token for this long is moved to another
+ *                             decode worker (the worker is alive in the registry but stuck)
+ * @param loadReportMs         how often a replica publishes its in-flight load to the others (it also
+ *                             publishes right after changes); a report older than four of these is dropped
  */
 public record RouterSettings(long requestTimeoutMs, long prefillTimeoutMs, int defaultMaxTokens, int maxInFlight,
-                             int affinityIdleSeconds, int affinityMaxEntries,
-                             SchedulerSettings prefill, SchedulerSettings decode) {
+                             int affinityIdleSeconds, int affinityMaxEntries, long decodeStallTimeoutMs,
+                             long loadReportMs, SchedulerSettings prefill, SchedulerSettings decode) {
 
   static RouterSettings read(ConfigSection s) {
     RouterSettings r = new RouterSettings(
@@ -17,6 +23,8 @@ public record RouterSettings(long requestTimeoutMs, long prefillTimeoutMs, int d
         s.integer("max-in-flight", 1024, 1, 1 << 20),
         s.integer("affinity-idle-seconds", 3600, 1, 30 * 86_400),
         s.integer("affinity-max-entries", 100_000, 1, 100_000_000),
+        s.integer("decode-stall-timeout-ms", 30_000L, 100, 3_600_000L),
+        s.integer("load-report-ms", 250L, 10, 60_000),
         SchedulerSettings.read(s.section("prefill-scheduling"), List.of("not-draining"),
             List.of(new SchedulerSettings.WeightedPlugin("least-loaded", 1))),
         SchedulerSettings.read(s.section("decode-scheduling"), List.of("not-draining"),
@@ -25,13 +33,23 @@ public record RouterSettings(long requestTimeoutMs, long prefillTimeoutMs, int d
     return r;
   }
 
+  /** A replica's report is counted for this long after it arrived. */
+  public long loadReportTtlMs() {
+    return 4 * loadReportMs;
+  }
+
   public RouterSettings withMaxInFlight(int max) {
     return new RouterSettings(requestTimeoutMs, prefillTimeoutMs, defaultMaxTokens, max, affinityIdleSeconds,
-        affinityMaxEntries, prefill, decode);
+        affinityMaxEntries, decodeStallTimeoutMs, loadReportMs, prefill, decode);
   }
 
   public RouterSettings withRequestTimeoutMs(long ms) {
-    return new RouterSettings(ms, prefillTimeoutMs, defaultMaxTokens, maxInFlight, affinityIdleSeconds, affinityMaxEntries,
-        prefill, decode);
+    return new RouterSettings(ms, prefillTimeoutMs, defaultMaxTokens, maxInFlight, affinityIdleSeconds,
+        affinityMaxEntries, decodeStallTimeoutMs, loadReportMs, prefill, decode);
+  }
+
+  public RouterSettings withDecodeStallTimeoutMs(long ms) {
+    return new RouterSettings(requestTimeoutMs, prefillTimeoutMs, defaultMaxTokens, maxInFlight, affinityIdleSeconds,
+        affinityMaxEntries, ms, loadReportMs, prefill, decode);
   }
 }

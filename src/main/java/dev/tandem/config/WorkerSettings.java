@@ -3,16 +3,20 @@ package dev.tandem.config;
 /**
  * Limits and timings of prefill and decode workers.
  *
- * @param maxKvTransferBytes the seed's {@code max_kv_transfer_bytes}: the most KV one request may ship
- * @param kvParkTimeoutMs    how long a decode worker keeps KV whose DECODE_REQUEST has not come
- * @param maxBatch           sequences one decode step advances at most; more wait to join
- * @param prefillConcurrency prompts one prefill worker computes at once; more wait in its queue
- * @param kvCapacityBytes    KV memory a decode worker may hold (batch + parked); beyond it new KV is refused
- *                           as over capacity and the router picks another worker
+ * @param maxKvTransferBytes     the seed's {@code max_kv_transfer_bytes}: the most KV one request may ship
+ * @param kvParkTimeoutMs        how long a decode worker keeps KV whose DECODE_REQUEST has not come
+ * @param maxBatch               sequences one decode step advances at most; more wait to join
+ * @param prefillConcurrency     prompts one prefill worker computes at once; more wait in its queue
+ * @param kvCapacityBytes        KV memory a decode worker may hold (batch + parked); beyond it new KV is refused
+ *                               as over capacity and the router picks another worker
+ * @param maxQueuedPrefillTokens prompt tokens a prefill worker accepts into its queue; beyond, it answers busy
+ *                               (a single prompt is always accepted by an idle worker)
+ * @param maxWaitingSequences    sequences a decode worker holds beyond its batch, waiting for a slot; beyond,
+ *                               it refuses new KV as over capacity
  */
 public record WorkerSettings(int kvBlockSize, long maxKvTransferBytes, int kvChunkBytes, long kvParkTimeoutMs,
                              int maxBatch, int prefillConcurrency, long heartbeatMs, long registryTtlMs,
-                             long kvCapacityBytes) {
+                             long kvCapacityBytes, int maxQueuedPrefillTokens, int maxWaitingSequences) {
 
   static WorkerSettings read(ConfigSection s) {
     WorkerSettings w = new WorkerSettings(
@@ -24,7 +28,9 @@ public record WorkerSettings(int kvBlockSize, long maxKvTransferBytes, int kvChu
         s.integer("prefill-concurrency", 1, 1, 64),
         s.integer("heartbeat-ms", 250L, 10, 60_000),
         s.integer("registry-ttl-ms", 3_000L, 100, 600_000),
-        s.integer("kv-capacity-bytes", 4L << 30, 0, 1L << 44));
+        s.integer("kv-capacity-bytes", 4L << 30, 0, 1L << 44),
+        s.integer("max-queued-prefill-tokens", 65_536, 1, 1 << 30),
+        s.integer("max-waiting-sequences", 64, 0, 1 << 20));
     s.rejectUnknownKeys();
     if (w.registryTtlMs < 2 * w.heartbeatMs) {
       throw new ConfigException("'worker.registry-ttl-ms' must be at least twice 'worker.heartbeat-ms'");
@@ -34,16 +40,26 @@ public record WorkerSettings(int kvBlockSize, long maxKvTransferBytes, int kvChu
 
   public WorkerSettings withMaxKvTransferBytes(long bytes) {
     return new WorkerSettings(kvBlockSize, bytes, kvChunkBytes, kvParkTimeoutMs, maxBatch, prefillConcurrency,
-        heartbeatMs, registryTtlMs, kvCapacityBytes);
+        heartbeatMs, registryTtlMs, kvCapacityBytes, maxQueuedPrefillTokens, maxWaitingSequences);
   }
 
   public WorkerSettings withKvParkTimeoutMs(long ms) {
     return new WorkerSettings(kvBlockSize, maxKvTransferBytes, kvChunkBytes, ms, maxBatch, prefillConcurrency,
-        heartbeatMs, registryTtlMs, kvCapacityBytes);
+        heartbeatMs, registryTtlMs, kvCapacityBytes, maxQueuedPrefillTokens, maxWaitingSequences);
   }
 
   public WorkerSettings withKvCapacityBytes(long bytes) {
     return new WorkerSettings(kvBlockSize, maxKvTransferBytes, kvChunkBytes, kvParkTimeoutMs, maxBatch, prefillConcurrency,
-        heartbeatMs, registryTtlMs, bytes);
+        heartbeatMs, registryTtlMs, bytes, maxQueuedPrefillTokens, maxWaitingSequences);
+  }
+
+  public WorkerSettings withQueueLimits(int maxBatch, int maxWaitingSequences, int maxQueuedPrefillTokens) {
+    return new WorkerSettings(kvBlockSize, maxKvTransferBytes, kvChunkBytes, kvParkTimeoutMs, maxBatch, prefillConcurrency,
+        heartbeatMs, registryTtlMs, kvCapacityBytes, maxQueuedPrefillTokens, maxWaitingSequences);
+  }
+
+  public WorkerSettings withHeartbeat(long heartbeatMs, long registryTtlMs) {
+    return new WorkerSettings(kvBlockSize, maxKvTransferBytes, kvChunkBytes, kvParkTimeoutMs, maxBatch, prefillConcurrency,
+        heartbeatMs, registryTtlMs, kvCapacityBytes, maxQueuedPrefillTokens, maxWaitingSequences);
   }
 }

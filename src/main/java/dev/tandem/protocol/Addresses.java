@@ -14,6 +14,8 @@ public final class Addresses {
   public static final String GENERATE = "tandem.generate";
   /** Bridge clients cancel a request here. */
   public static final String CANCEL = "tandem.cancel";
+  /** Every router replica publishes its {@link RouterLoad} here; every router listens. */
+  public static final String ROUTER_LOADS = "tandem.routers.load";
   /** Prefix of the addresses bridge clients register to receive their tokens. */
   public static final String CLIENT_PREFIX = "tandem.client.";
 

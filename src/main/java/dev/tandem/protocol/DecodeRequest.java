@@ -6,10 +6,11 @@ import io.vertx.core.json.JsonObject;
 /**
  * DECODE_REQUEST: join the request whose KV was shipped to the batch. {@code firstToken} (from
  * PREFILL_DONE) is generated token 0; the worker generates tokens 1 … {@code maxNewTokens - 1} and
- * sends them to {@code routerId}'s token address.
+ * sends them to {@code routerId}'s token address. {@code routerNode} is that router's cluster member
+ * (null if unknown): when it leaves, nobody is listening and the sequence is dropped.
  */
 public record DecodeRequest(long requestId, int firstToken, int maxNewTokens, SamplingParams sampling,
-                            int[] stopTokens, String routerId) {
+                            int[] stopTokens, String routerId, String routerNode) {
 
   public static final JsonCodec<DecodeRequest> CODEC = new JsonCodec<>() {
     @Override
@@ -20,7 +21,8 @@ public record DecodeRequest(long requestId, int firstToken, int maxNewTokens, Sa
           .put("max_new_tokens", r.maxNewTokens)
           .put("sampling", SamplingCodec.INSTANCE.encode(r.sampling))
           .put("stop_tokens", JsonFields.ints(r.stopTokens))
-          .put("router", r.routerId);
+          .put("router", r.routerId)
+          .put("router_node", r.routerNode);
     }
 
     @Override
@@ -31,7 +33,8 @@ public record DecodeRequest(long requestId, int firstToken, int maxNewTokens, Sa
           JsonFields.requiredInt(json, "max_new_tokens"),
           SamplingCodec.INSTANCE.decode(JsonFields.requiredObject(json, "sampling")),
           JsonFields.requiredInts(json, "stop_tokens"),
-          JsonFields.requiredString(json, "router"));
+          JsonFields.requiredString(json, "router"),
+          JsonFields.optionalString(json, "router_node"));
     }
   };
 }

@@ -5,9 +5,11 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * PREFILL_REQUEST: compute the prompt's KV, ship it to {@code decodeWorkerId}, answer with the first
- * token. The prefill worker never talks to the router except through the reply.
+ * token. The prefill worker never talks to the router except through the reply. {@code routerNode} is
+ * the router's cluster member (null if unknown): when that member leaves, the work is dropped.
  */
-public record PrefillRequest(long requestId, int[] promptTokens, String decodeWorkerId, SamplingParams sampling) {
+public record PrefillRequest(long requestId, int[] promptTokens, String decodeWorkerId, SamplingParams sampling,
+                             String routerNode) {
 
   public static final JsonCodec<PrefillRequest> CODEC = new JsonCodec<>() {
     @Override
@@ -16,7 +18,8 @@ public record PrefillRequest(long requestId, int[] promptTokens, String decodeWo
           .put("request_id", r.requestId)
           .put("prompt_tokens", JsonFields.ints(r.promptTokens))
           .put("decode_worker", r.decodeWorkerId)
-          .put("sampling", SamplingCodec.INSTANCE.encode(r.sampling));
+          .put("sampling", SamplingCodec.INSTANCE.encode(r.sampling))
+          .put("router_node", r.routerNode);
     }
 
     @Override
@@ -25,7 +28,8 @@ public record PrefillRequest(long requestId, int[] promptTokens, String decodeWo
           JsonFields.requiredLong(json, "request_id"),
           JsonFields.requiredInts(json, "prompt_tokens"),
           JsonFields.requiredString(json, "decode_worker"),
-          SamplingCodec.INSTANCE.decode(JsonFields.requiredObject(json, "sampling")));
+          SamplingCodec.INSTANCE.decode(JsonFields.requiredObject(json, "sampling")),
+          JsonFields.optionalString(json, "router_node"));
     }
   };
 }

@@ -11,9 +11,12 @@ public enum WorkerFailure {
   KV_MISSING(404),
   MODEL_MISMATCH(409),
   KV_TOO_LARGE(413),
+  /** A prefill worker whose queue is full: another worker, or later. */
+  BUSY(429),
   CANCELLED(499),
   INTERNAL(500),
   KV_TRANSFER_FAILED(502),
+  /** A decode worker with no room (KV memory or waiting sequences): another worker, or later. */
   OVER_CAPACITY(503);
 
   private final int code;

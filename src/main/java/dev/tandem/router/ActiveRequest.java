@@ -28,6 +28,10 @@ final class ActiveRequest implements DisaggRouter.Handle {
   int attempt;
   /** Workers that failed this request; a retry or failover avoids them. */
   final Set<String> failedWorkers = new HashSet<>();
+  /** A worker refused this request for lack of room: running out of workers is then overload (429), not 503. */
+  boolean refusedForCapacity;
+  /** When the current decode worker last showed progress (decode started, or a token came). */
+  long lastProgressNanos;
   long timerId = -1;
   boolean ended;
 

@@ -2,7 +2,6 @@ package dev.tandem.router;
 
 import dev.tandem.cluster.AffinityStore;
 import dev.tandem.cluster.RequestIdSource;
-import dev.tandem.cluster.WorkerDirectory;
 import dev.tandem.engine.StopCondition;
 import dev.tandem.engine.Tokenizer;
 import dev.tandem.protocol.Addresses;
@@ -12,7 +11,7 @@ import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.TokenEvent;
-import dev.tandem.router.scheduling.SchedulingProfile;
+import dev.tandem.config.RouterSettings;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -48,34 +47,36 @@ public final class DisaggRouter {
   private final Vertx vertx;
   private final Context context;
   private final String routerId;
+  private final String routerNode;
   private final Tokenizer tokenizer;
   private final int contextLength;
   private final AffinityStore affinity;
   private final RequestIdSource ids;
   private final PairScheduler pairs;
-  private final long requestTimeoutMs;
-  private final long prefillTimeoutMs;
-  private final int maxInFlight;
+  private final LoadTracker loads;
+  private final RouterSettings settings;
   /** Requests submitted and not yet ended, including those still waiting for an id. */
   private int inFlight;
-  private final LoadTracker loads = new LoadTracker();
   private final Map<Long, ActiveRequest> active = new HashMap<>();
 
-  public DisaggRouter(Vertx vertx, Context context, String routerId, Tokenizer tokenizer, int contextLength,
-                      WorkerDirectory directory, AffinityStore affinity, RequestIdSource ids,
-                      SchedulingProfile prefillProfile, SchedulingProfile decodeProfile,
-                      long requestTimeoutMs, long prefillTimeoutMs, int maxInFlight) {
+  /**
+   * @param routerNode this router's cluster member id: workers drop its work when the member leaves
+   * @param loads      this router's per-worker in-flight counts, which {@code pairs} also reads
+   */
+  public DisaggRouter(Vertx vertx, Context context, String routerId, String routerNode, Tokenizer tokenizer,
+                      int contextLength, AffinityStore affinity, RequestIdSource ids, PairScheduler pairs,
+                      LoadTracker loads, RouterSettings settings) {
     this.vertx = vertx;
     this.context = context;
     this.routerId = routerId;
+    this.routerNode = routerNode;
     this.tokenizer = tokenizer;
     this.contextLength = contextLength;
     this.affinity = affinity;
     this.ids = ids;
-    this.pairs = new PairScheduler(directory, loads, prefillProfile, decodeProfile);
-    this.requestTimeoutMs = requestTimeoutMs;
-    this.prefillTimeoutMs = prefillTimeoutMs;
-    this.maxInFlight = maxInFlight;
+    this.pairs = pairs;
+    this.loads = loads;
+    this.settings = settings;
   }
 
   public Handle submit(GenerationRequest request, TokenSink sink) {
@@ -83,15 +84,16 @@ public final class DisaggRouter {
     ActiveRequest a = new ActiveRequest(request, sink, tokenizer,
         () -> context.runOnContext(v -> end(self[0], null, "cancelled")));
     self[0] = a;
-    if (inFlight >= maxInFlight) {
+    if (inFlight >= settings.maxInFlight()) {
       // Refused before anything is taken: nothing to release.
       a.ended = true;
-      sink.onError(GenerationFailure.overloaded(maxInFlight));
+      sink.onError(GenerationFailure.overloaded(settings.maxInFlight()));
       return a;
     }
     inFlight++;
     // The deadline covers everything, waiting for an id included.
-    a.timerId = vertx.setTimer(requestTimeoutMs, t -> end(a, GenerationFailure.timeout(requestTimeoutMs), null));
+    long timeoutMs = settings.requestTimeoutMs();
+    a.timerId = vertx.setTimer(timeoutMs, t -> end(a, GenerationFailure.timeout(timeoutMs), null));
     ids.next().onComplete(ar -> guarded(a, () -> {
       if (a.ended) {
         return;
@@ -137,7 +139,8 @@ public final class DisaggRouter {
     }
     int attempt = ++a.attempt;
     if (attempt > MAX_ATTEMPTS) {
-      end(a, GenerationFailure.upstream("gave up after " + MAX_ATTEMPTS + " attempts; workers failed: "
+      end(a, a.refusedForCapacity ? GenerationFailure.workersFull("available")
+          : GenerationFailure.upstream("gave up after " + MAX_ATTEMPTS + " attempts; workers failed: "
           + a.failedWorkers), null);
       return;
     }
@@ -145,7 +148,8 @@ public final class DisaggRouter {
     PairScheduler.Choice choice = pairs.choose(a.request.sessionKey(), a.affinityWorker, prompt.length,
         a.failedWorkers);
     if (choice.missingRole() != null) {
-      end(a, GenerationFailure.noWorkers(choice.missingRole()), null);
+      end(a, a.refusedForCapacity ? GenerationFailure.workersFull(choice.missingRole())
+          : GenerationFailure.noWorkers(choice.missingRole()), null);
       return;
     }
     a.decodeWorker = choice.decodeWorker();
@@ -160,9 +164,9 @@ public final class DisaggRouter {
     if (attempt == 1) {
       a.sink.onAccepted(a.id, a.prefillWorker, a.decodeWorker);
     }
-    PrefillRequest request = new PrefillRequest(a.id, prompt, a.decodeWorker, a.request.sampling());
+    PrefillRequest request = new PrefillRequest(a.id, prompt, a.decodeWorker, a.request.sampling(), routerNode);
     vertx.eventBus().<JsonObject>request(Addresses.prefill(a.prefillWorker), PrefillRequest.CODEC.encode(request),
-            new DeliveryOptions().setSendTimeout(prefillTimeoutMs))
+            new DeliveryOptions().setSendTimeout(settings.prefillTimeoutMs()))
         .onComplete(ar -> {
           if (a.ended || attempt != a.attempt) {
             return; // a newer dispatch owns the request now
@@ -172,6 +176,7 @@ public final class DisaggRouter {
             guarded(a, () -> onPrefillDone(a, PrefillDone.CODEC.decode(ar.result().body())));
           } else if (WorkerFailures.retryable(ar.cause())) {
             LOG.info(() -> "request " + a.id + ": prefill on " + a.prefillWorker + " failed, retrying: " + ar.cause());
+            a.refusedForCapacity |= WorkerFailures.capacity(ar.cause());
             replace(a, WorkerFailures.toAvoid(ar.cause(), a.prefillWorker, a.decodeWorker));
           } else {
             end(a, WorkerFailures.toClient("prefill", ar.cause()), null);
@@ -199,10 +204,11 @@ public final class DisaggRouter {
     }
     int attempt = a.attempt;
     a.decoding = true;
+    a.lastProgressNanos = System.nanoTime();
     DecodeRequest decode = new DecodeRequest(a.id, first, a.request.maxTokens() - index, a.request.sampling(),
-        a.request.stopTokens(), routerId);
+        a.request.stopTokens(), routerId, routerNode);
     vertx.eventBus().<JsonObject>request(Addresses.decodeStart(a.decodeWorker), DecodeRequest.CODEC.encode(decode),
-            new DeliveryOptions().setSendTimeout(prefillTimeoutMs))
+            new DeliveryOptions().setSendTimeout(settings.prefillTimeoutMs()))
         .onComplete(ar -> {
           if (a.ended || attempt != a.attempt || ar.succeeded()) {
             return;
@@ -229,7 +235,23 @@ public final class DisaggRouter {
         replace(a, List.of(a.decodeWorker));
         continue;
       }
+      a.lastProgressNanos = System.nanoTime();
       onEvent(a, new TokenEvent(e.requestId(), e.seq() + a.seqOffset, e.tokens(), e.finishReason(), null));
+    }
+  }
+
+  /**
+   * Moves every decoding request whose worker has sent nothing for the stall timeout: the worker is in
+   * the registry but not making progress (stuck, partitioned, or dead and not yet noticed).
+   */
+  public void moveStalled(long nowNanos) {
+    long stallNanos = settings.decodeStallTimeoutMs() * 1_000_000;
+    for (ActiveRequest a : List.copyOf(active.values())) {
+      if (!a.ended && a.decoding && nowNanos - a.lastProgressNanos > stallNanos) {
+        LOG.info(() -> "request " + a.id + ": no token from " + a.decodeWorker + " for "
+            + settings.decodeStallTimeoutMs() + " ms, moving it");
+        replace(a, List.of(a.decodeWorker));
+      }
     }
   }
 
@@ -368,6 +390,11 @@ public final class DisaggRouter {
   /** Requests in flight on this router. */
   public int activeRequests() {
     return active.size();
+  }
+
+  /** Requests admitted and not yet ended (including those still waiting for an id). */
+  public int admitted() {
+    return inFlight;
   }
 
   public LoadTracker loads() {

@@ -29,6 +29,12 @@ public final class GenerationFailure extends RuntimeException {
         "the router has " + limit + " requests in flight, its limit; retry shortly");
   }
 
+  /** Every worker of a role that could take the request refused it for lack of room. */
+  public static GenerationFailure workersFull(String role) {
+    return new GenerationFailure(429, "rate_limit_exceeded", "workers_at_capacity",
+        "every " + role + " worker is at capacity; retry shortly");
+  }
+
   public static GenerationFailure invalid(String message) {
     return new GenerationFailure(400, "invalid_request_error", "invalid_request", message);
   }

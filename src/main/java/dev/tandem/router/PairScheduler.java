@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.ToIntFunction;
 
 /**
  * Chooses the decode worker, then a prefill worker for the same model, from the router's local
@@ -23,16 +24,19 @@ final class PairScheduler {
   }
 
   private final WorkerDirectory directory;
-  private final LoadTracker loads;
+  private final ToIntFunction<String> inFlight;
   private final SchedulingProfile prefillProfile;
   private final SchedulingProfile decodeProfile;
   private long prefillTick;
   private long decodeTick;
 
-  PairScheduler(WorkerDirectory directory, LoadTracker loads, SchedulingProfile prefillProfile,
+  /**
+   * @param inFlight requests in flight on a worker, counted across every router replica
+   */
+  PairScheduler(WorkerDirectory directory, ToIntFunction<String> inFlight, SchedulingProfile prefillProfile,
                 SchedulingProfile decodeProfile) {
     this.directory = directory;
-    this.loads = loads;
+    this.inFlight = inFlight;
     this.prefillProfile = prefillProfile;
     this.decodeProfile = decodeProfile;
   }
@@ -60,7 +64,7 @@ final class PairScheduler {
     List<WorkerView> out = new ArrayList<>(workers.size());
     for (WorkerDescriptor w : workers) {
       if ((fingerprint == -1 || w.modelFingerprint() == fingerprint) && !avoid.contains(w.workerId())) {
-        out.add(new WorkerView(w.workerId(), w.model(), loads.inFlight(w.workerId()), w.draining()));
+        out.add(new WorkerView(w.workerId(), w.model(), inFlight.applyAsInt(w.workerId()), w.draining()));
       }
     }
     return out;

@@ -6,6 +6,10 @@ import dev.tandem.engine.ChatTemplate;
 import dev.tandem.api.HttpApi;
 import dev.tandem.cluster.AffinityStore;
 import dev.tandem.cluster.RequestIdSource;
+import dev.tandem.cluster.RouterLoadBoard;
+import dev.tandem.config.RouterSettings;
+import dev.tandem.protocol.RouterLoad;
+import io.vertx.core.json.JsonArray;
 import dev.tandem.cluster.WorkerDirectory;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.ModelInfo;
@@ -35,18 +39,23 @@ public final class RouterVerticle extends VerticleBase {
   private final ChatTemplate chatTemplate;
   private final HazelcastInstance hazelcast;
   private final String routerId;
+  private final String nodeId;
   private WorkerDirectory directory;
+  private RouterLoadBoard loadBoard;
+  private LoadReporter loadReporter;
+  private long stallTimer = -1;
   private DisaggRouter disagg;
   private HttpServer server;
 
   public RouterVerticle(TandemConfig config, ModelInfo model, Tokenizer tokenizer, ChatTemplate chatTemplate,
-                        HazelcastInstance hazelcast, String routerId) {
+                        HazelcastInstance hazelcast, String routerId, String nodeId) {
     this.config = config;
     this.model = model;
     this.tokenizer = tokenizer;
     this.chatTemplate = chatTemplate;
     this.hazelcast = hazelcast;
     this.routerId = routerId;
+    this.nodeId = nodeId;
   }
 
   @Override
@@ -61,11 +70,17 @@ public final class RouterVerticle extends VerticleBase {
 
   private Future<?> startWith(Shared shared) {
     directory = shared.directory();
-    disagg = new DisaggRouter(vertx, context, routerId, tokenizer, model.config().seqLen(), directory,
-        shared.affinity(), shared.ids(),
-        SchedulingPlugins.profile("prefill", config.router().prefill()),
-        SchedulingPlugins.profile("decode", config.router().decode()),
-        config.router().requestTimeoutMs(), config.router().prefillTimeoutMs(), config.router().maxInFlight());
+    RouterSettings settings = config.router();
+    loadBoard = new RouterLoadBoard(vertx, context, hazelcast, routerId, settings.loadReportTtlMs());
+    LoadTracker loads = new LoadTracker();
+    // Least-loaded counts every replica's dispatches: ours as they happen, the others' from their reports.
+    PairScheduler pairs = new PairScheduler(directory, w -> loads.inFlight(w) + loadBoard.othersInFlight(w),
+        SchedulingPlugins.profile("prefill", settings.prefill()), SchedulingPlugins.profile("decode", settings.decode()));
+    disagg = new DisaggRouter(vertx, context, routerId, nodeId, tokenizer, model.config().seqLen(),
+        shared.affinity(), shared.ids(), pairs, loads, settings);
+    loadReporter = new LoadReporter(vertx, context, routerId, nodeId, loads, disagg::admitted, settings.loadReportMs());
+    stallTimer = vertx.setPeriodic(Math.max(50, Math.min(1000, settings.decodeStallTimeoutMs() / 4)),
+        t -> disagg.moveStalled(System.nanoTime()));
     // A worker that leaves hands its requests to others; the listener runs on a Hazelcast thread.
     directory.onRemoved(workerId -> context.runOnContext(v -> disagg.onWorkerGone(workerId)));
     Future<Void> tokens = vertx.eventBus().<Object>consumer(Addresses.routerTokens(routerId), m -> {
@@ -78,9 +93,10 @@ public final class RouterVerticle extends VerticleBase {
     OpenAiRequestParser parser = new OpenAiRequestParser(model, tokenizer, chatTemplate,
         config.router().defaultMaxTokens());
     var http = config.http();
-    return Future.all(directory.start(), tokens)
+    return Future.all(directory.start(), tokens, loadBoard.start())
+        .onSuccess(v -> loadReporter.start())
         .compose(v -> vertx.createHttpServer(serverOptions(http.maxBodyBytes()))
-            .requestHandler(HttpApi.create(vertx, http, parser, disagg, directory))
+            .requestHandler(HttpApi.create(vertx, http, parser, disagg, directory, this::routers))
             .listen(http.port(), http.host()))
         .onSuccess(s -> server = s);
   }
@@ -96,9 +112,26 @@ public final class RouterVerticle extends VerticleBase {
         .setMaxWebSocketFrameSize(max).setMaxWebSocketMessageSize(max);
   }
 
+  /** Every live router replica's load as this one sees it: its own, and the others' latest reports. */
+  private JsonObject routers() {
+    JsonArray out = new JsonArray().add(RouterLoad.CODEC.encode(loadReporter.current()).put("self", true));
+    for (RouterLoad r : loadBoard.reports()) {
+      out.add(RouterLoad.CODEC.encode(r).put("self", false));
+    }
+    return new JsonObject().put("routers", out);
+  }
+
   @Override
   public Future<?> stop() {
-    return directory == null ? Future.succeededFuture() : directory.stop();
+    if (stallTimer >= 0) {
+      vertx.cancelTimer(stallTimer);
+    }
+    if (loadReporter != null) {
+      loadReporter.stop();
+    }
+    Future<Void> board = loadBoard == null ? Future.succeededFuture() : loadBoard.stop();
+    Future<Void> dir = directory == null ? Future.succeededFuture() : directory.stop();
+    return Future.all(board, dir);
   }
 
   /** The port HTTP listens on (the configured one, or the one the OS chose for port 0). */

@@ -31,13 +31,19 @@ final class WorkerFailures {
     }
     WorkerFailure f = WorkerFailure.of(cause);
     return f == WorkerFailure.INTERNAL || f == WorkerFailure.KV_TRANSFER_FAILED || f == WorkerFailure.OVER_CAPACITY
-        || f == WorkerFailure.KV_MISSING;
+        || f == WorkerFailure.BUSY || f == WorkerFailure.KV_MISSING;
+  }
+
+  /** True when a worker turned the request away for lack of room (its queue or memory is full). */
+  static boolean capacity(Throwable cause) {
+    WorkerFailure f = WorkerFailure.of(cause);
+    return f == WorkerFailure.OVER_CAPACITY || f == WorkerFailure.BUSY;
   }
 
   /**
    * Which of the pair a failed prefill dispatch should avoid next time: a decode worker that refused
-   * the KV for lack of room is the decode worker's problem; no answer from the prefill address is the
-   * prefill worker's; anything else in the KV hand-over may be either's.
+   * the KV for lack of room is the decode worker's problem; a full prefill queue or no answer from the
+   * prefill address is the prefill worker's; anything else in the KV hand-over may be either's.
    */
   static java.util.List<String> toAvoid(Throwable cause, String prefillWorker, String decodeWorker) {
     if (cause instanceof ReplyException re && re.failureType() != ReplyFailure.RECIPIENT_FAILURE) {
@@ -45,6 +51,9 @@ final class WorkerFailures {
     }
     if (WorkerFailure.of(cause) == WorkerFailure.OVER_CAPACITY) {
       return java.util.List.of(decodeWorker);
+    }
+    if (WorkerFailure.of(cause) == WorkerFailure.BUSY) {
+      return java.util.List.of(prefillWorker);
     }
     return java.util.List.of(prefillWorker, decodeWorker);
   }

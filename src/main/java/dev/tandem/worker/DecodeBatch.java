@@ -64,6 +64,22 @@ final class DecodeBatch {
     return s;
   }
 
+  /** The requests (active or waiting) of the router on a cluster member. */
+  List<Long> requestsOf(String routerNode) {
+    List<Long> ids = new java.util.ArrayList<>();
+    for (DecodeSequence s : active.values()) {
+      if (routerNode.equals(s.routerNode) && !s.cancelled) {
+        ids.add(s.requestId);
+      }
+    }
+    for (DecodeSequence s : waiting) {
+      if (routerNode.equals(s.routerNode)) {
+        ids.add(s.requestId);
+      }
+    }
+    return ids;
+  }
+
   boolean contains(long requestId) {
     return active.containsKey(requestId) || waiting.stream().anyMatch(s -> s.requestId == requestId);
   }

@@ -11,6 +11,8 @@ import dev.tandem.engine.StopCondition;
 final class DecodeSequence {
   final long requestId;
   final String routerId;
+  /** The router's cluster member, or null when the router did not say. */
+  final String routerNode;
   final KvCache cache;
   final SamplingParams sampling;
   final StopCondition stop;
@@ -19,10 +21,11 @@ final class DecodeSequence {
   int generated;
   boolean cancelled;
 
-  DecodeSequence(long requestId, String routerId, KvCache cache, SamplingParams sampling, StopCondition stop,
+  DecodeSequence(long requestId, String routerId, String routerNode, KvCache cache, SamplingParams sampling, StopCondition stop,
                  int firstToken) {
     this.requestId = requestId;
     this.routerId = routerId;
+    this.routerNode = routerNode;
     this.cache = cache;
     this.sampling = sampling;
     this.stop = stop;

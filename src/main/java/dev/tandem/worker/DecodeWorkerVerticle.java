@@ -91,8 +91,33 @@ public final class DecodeWorkerVerticle extends VerticleBase {
 
   private void onKvChunk(Message<Object> message) {
     // Asked only when a new transfer starts, not for every chunk.
-    inbox.onChunk(message, batch::contains,
-        () -> batch.kvBytes() + inbox.parkedBytes() >= settings.kvCapacityBytes());
+    inbox.onChunk(message, batch::contains, this::noRoom);
+  }
+
+  /** Why this worker cannot take one more request's KV, or null when it can. */
+  private String noRoom() {
+    if (batch.kvBytes() + inbox.parkedBytes() >= settings.kvCapacityBytes()) {
+      return "decode worker is full (kv-capacity-bytes reached)";
+    }
+    int sequences = batch.activeCount() + batch.waitingCount() + inbox.parkedCount() + inbox.incomingCount();
+    int limit = settings.maxBatch() + settings.maxWaitingSequences();
+    if (sequences > limit) {
+      return "decode worker is full (" + limit + " sequences: max-batch + max-waiting-sequences)";
+    }
+    return null;
+  }
+
+  /** The router on a cluster member that left will never read its tokens: drop its sequences and their KV. */
+  public void onRouterNodeLeft(String nodeId) {
+    context.runOnContext(v -> {
+      List<Long> orphans = batch.requestsOf(nodeId);
+      for (long id : orphans) {
+        batch.cancel(id);
+      }
+      if (!orphans.isEmpty()) {
+        LOG.info(() -> workerId + ": dropped " + orphans.size() + " sequences of a router on departed member " + nodeId);
+      }
+    });
   }
 
   private void onDecodeRequest(Message<Object> message) {
@@ -122,8 +147,8 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     }
     StopCondition stop = new StopCondition(engine.tokenizer(), request.stopTokens(), request.maxNewTokens(),
         cache.length(), seqLen);
-    batch.join(new DecodeSequence(request.requestId(), request.routerId(), cache, request.sampling(), stop,
-        request.firstToken()));
+    batch.join(new DecodeSequence(request.requestId(), request.routerId(), request.routerNode(), cache,
+        request.sampling(), stop, request.firstToken()));
     message.reply(new JsonObject().put("request_id", request.requestId()).put("joined", true));
     stepIfIdle();
   }

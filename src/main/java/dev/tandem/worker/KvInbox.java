@@ -58,9 +58,12 @@ final class KvInbox {
     this.parkTimeoutMs = parkTimeoutMs;
   }
 
-  /** Handles one KV_CACHE message. */
+  /**
+   * Handles one KV_CACHE message. {@code noRoom} is asked when a new transfer starts (this one already
+   * counted as incoming): null to take it, or why the worker is full.
+   */
   void onChunk(Message<Object> message, java.util.function.LongPredicate alreadyKnown,
-               java.util.function.BooleanSupplier full) {
+               java.util.function.Supplier<String> noRoom) {
     KvChunk chunk;
     try {
       chunk = KvChunk.fromMessage(message.headers(), message.body());
@@ -77,9 +80,10 @@ final class KvInbox {
       }
       t = new Transfer(id, new KvTransferAssembler(layout, fingerprint, maxBytes));
       incoming.put(id, t);
-      if (full.getAsBoolean()) {
+      String full = noRoom.get();
+      if (full != null) {
         // No room: take nothing, and answer the last chunk so the router tries another worker.
-        fail(t, WorkerFailure.OVER_CAPACITY, "decode worker is full (kv-capacity-bytes reached)");
+        fail(t, WorkerFailure.OVER_CAPACITY, full);
       }
     }
     if (t.failure == null) {

@@ -88,12 +88,28 @@ public final class PrefillWorkerVerticle extends VerticleBase {
   }
 
   private WorkerDescriptor descriptor() {
+    return new WorkerDescriptor(workerId, WorkerRole.PREFILL, engine.info().name(), engine.info().fingerprint(),
+        nodeId, settings.prefillConcurrency(), control.draining(), new WorkerLoad(queuedTokens(), 0, 0, 0));
+  }
+
+  /** Prompt tokens accepted and not yet shipped. */
+  private int queuedTokens() {
     int queued = 0;
     for (Job job : jobs.values()) {
       queued += job.request.promptTokens().length;
     }
-    return new WorkerDescriptor(workerId, WorkerRole.PREFILL, engine.info().name(), engine.info().fingerprint(),
-        nodeId, settings.prefillConcurrency(), control.draining(), new WorkerLoad(queued, 0, 0, 0));
+    return queued;
+  }
+
+  /** A router on a cluster member that left will never take the KV: stop computing it. */
+  public void onRouterNodeLeft(String nodeId) {
+    context.runOnContext(v -> {
+      for (Job job : jobs.values()) {
+        if (nodeId.equals(job.request.routerNode())) {
+          job.cancelled = true;
+        }
+      }
+    });
   }
 
   public WorkerStatus status() {
@@ -121,6 +137,13 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     }
     if (jobs.containsKey(request.requestId())) {
       message.fail(WorkerFailure.BAD_REQUEST.code(), "request " + request.requestId() + " is already prefilling");
+      return;
+    }
+    int queued = queuedTokens();
+    if (queued > 0 && queued + request.promptTokens().length > settings.maxQueuedPrefillTokens()) {
+      // A bounded queue keeps the wait of what was accepted bounded; the router tries another worker.
+      message.fail(WorkerFailure.BUSY.code(), "prefill queue is full (" + queued + " tokens queued, limit "
+          + settings.maxQueuedPrefillTokens() + ")");
       return;
     }
     Job job = new Job(request);

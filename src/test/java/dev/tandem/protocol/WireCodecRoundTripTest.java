@@ -18,11 +18,11 @@ class WireCodecRoundTripTest {
   static Stream<Arguments> records() {
     return Stream.of(
         Arguments.of("PrefillRequest", PrefillRequest.CODEC,
-            new PrefillRequest(Long.MAX_VALUE, new int[] {256, 72, 105}, "decode-1", SAMPLING), "prompt_tokens"),
+            new PrefillRequest(Long.MAX_VALUE, new int[] {256, 72, 105}, "decode-1", SAMPLING, "node-7"), "prompt_tokens"),
         Arguments.of("PrefillDone", PrefillDone.CODEC, new PrefillDone(7, 42, 3, 98304, 1500), "first_token"),
         Arguments.of("KvAck", KvAck.CODEC, new KvAck(7, 98304, 3), "bytes"),
         Arguments.of("DecodeRequest", DecodeRequest.CODEC,
-            new DecodeRequest(9, 42, 16, SAMPLING, new int[] {257}, "router-1"), "sampling"),
+            new DecodeRequest(9, 42, 16, SAMPLING, new int[] {257}, "router-1", "node-7"), "sampling"),
         Arguments.of("TokenEvent", TokenEvent.CODEC, new TokenEvent(9, 3, new int[] {1, 2}, "length", null), "seq"),
         Arguments.of("TokenEvent(error)", TokenEvent.CODEC, new TokenEvent(9, 0, new int[0], null, "boom"), "tokens"),
         Arguments.of("TokenBatch", TokenBatch.CODEC, new TokenBatch("decode-1", List.of(
@@ -36,6 +36,8 @@ class WireCodecRoundTripTest {
         Arguments.of("WorkerLoad", WorkerLoad.CODEC, new WorkerLoad(12, 5, 1L << 33, 1L << 34), "kv_bytes_used"),
         Arguments.of("WorkerStatus", WorkerStatus.CODEC,
             new WorkerStatus("decode-1", WorkerRole.DECODE, 0, 3, 1, 2, 65536), "kv_bytes"),
+        Arguments.of("RouterLoad", RouterLoad.CODEC,
+            new RouterLoad("router-1", "node-7", 12, java.util.Map.of("prefill-1", 3, "decode-2", 1)), "in_flight"),
         Arguments.of("SamplingParams", SamplingCodec.INSTANCE, SAMPLING, "top_p"));
   }
 

@@ -65,7 +65,7 @@ class DisaggregatedExactnessTest {
       batch.join(otherSequence(1000 + i, "other prompt number " + i + " " + "x".repeat(i * 7)));
     }
     int seqLen = ENGINE.info().config().seqLen();
-    DecodeSequence target = new DecodeSequence(1, "router", decodeCache, sampling,
+    DecodeSequence target = new DecodeSequence(1, "router", null, decodeCache, sampling,
         new StopCondition(ENGINE.tokenizer(), new int[0], MAX_NEW, tokens.length, seqLen), first);
 
     List<float[]> actualLogits = new ArrayList<>();
@@ -110,7 +110,7 @@ class DisaggregatedExactnessTest {
     SamplingParams sampling = new SamplingParams(0.9, 1.0, 0, id);
     int first = Sampler.sample(logits, sampling, cache.length());
     // Long-lived neighbours: they must not finish before the target does.
-    return new DecodeSequence(id, "router", cache, sampling,
+    return new DecodeSequence(id, "router", null, cache, sampling,
         new StopCondition(ENGINE.tokenizer(), new int[0], 400, tokens.length, ENGINE.info().config().seqLen()),
         first);
   }

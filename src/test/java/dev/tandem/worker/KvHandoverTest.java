@@ -101,7 +101,7 @@ class KvHandoverTest {
   @Test
   void aDecodeRequestWithoutKvIsRefused() {
     JsonObject request = dev.tandem.protocol.DecodeRequest.CODEC.encode(new dev.tandem.protocol.DecodeRequest(
-        80, 65, 5, dev.tandem.engine.SamplingParams.GREEDY, new int[0], "nobody"));
+        80, 65, 5, dev.tandem.engine.SamplingParams.GREEDY, new int[0], "nobody", null));
     assertEquals(WorkerFailure.KV_MISSING,
         failureOf(node.vertx().eventBus().request(Addresses.decodeStart("decode-x"), request)));
   }

@@ -1,0 +1,119 @@
+package dev.tandem.router;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.HttpTestClient;
+import dev.tandem.TandemNode;
+import dev.tandem.TestNodes;
+import dev.tandem.config.TandemConfig;
+import dev.tandem.engine.Engine;
+import dev.tandem.engine.KvCache;
+import dev.tandem.engine.KvLayout;
+import dev.tandem.engine.LocalGenerator;
+import dev.tandem.engine.ModelInfo;
+import dev.tandem.engine.SamplingParams;
+import dev.tandem.engine.Tokenizer;
+import dev.tandem.engine.reference.ReferenceEngine;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A decode worker that stays registered but stops producing tokens (hung compute) loses its streams to
+ * another worker after the stall timeout; the client sees one uninterrupted, exact stream.
+ */
+class DecodeStallTest {
+
+  /** Decode steps hang until released: a worker alive in the registry that makes no progress. */
+  private static final class HungEngine implements Engine {
+    private final Engine delegate;
+    private final CountDownLatch release = new CountDownLatch(1);
+
+    HungEngine(Engine delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public ModelInfo info() {
+      return delegate.info();
+    }
+
+    @Override
+    public Tokenizer tokenizer() {
+      return delegate.tokenizer();
+    }
+
+    @Override
+    public KvLayout kvLayout() {
+      return delegate.kvLayout();
+    }
+
+    @Override
+    public float[] prefill(KvCache cache, int[] tokens, BooleanSupplier cancelled) {
+      return delegate.prefill(cache, tokens, cancelled);
+    }
+
+    @Override
+    public float[][] decodeStep(List<KvCache> caches, int[] tokens) {
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return delegate.decodeStep(caches, tokens);
+    }
+  }
+
+  @Test
+  void aStalledDecodeWorkerLosesItsStreamToAnother() throws Exception {
+    TandemConfig base = TestNodes.config();
+    TandemConfig config = base.withRouter(base.router().withDecodeStallTimeoutMs(500));
+    ReferenceEngine reference = ReferenceEngine.builtin(16);
+    HungEngine hung = new HungEngine(reference);
+    TandemNode router = TandemNode.start(config, new TandemNode.Plan(true, List.of("prefill-1"), List.of("decode-z")),
+        reference);
+    // Sorted first by id, so the round-robin offers it first.
+    TandemNode stuck = TandemNode.start(config, new TandemNode.Plan(false, List.of(), List.of("decode-a")), hung);
+    try {
+      TestNodes.awaitWorkers(router.router(), 1, 2);
+      HttpTestClient http = new HttpTestClient(router.router().httpPort());
+      boolean sawStall = false;
+      for (int i = 0; i < 4 && !sawStall; i++) {
+        long start = System.nanoTime();
+        HttpResponse<String> r = http.post("/v1/completions", new JsonObject().put("prompt", "stall " + i)
+            .put("max_tokens", 12).put("temperature", 0.7).put("seed", i).encode());
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(200, r.statusCode(), r.body());
+        int[] prompt = reference.tokenizer().encode("stall " + i, true);
+        int[] expected = new LocalGenerator(reference).generate(prompt, new SamplingParams(0.7, 1, 0, i), 12,
+            new int[0]).tokens();
+        assertArrayEquals(expected, tokenIds(r), "request " + i);
+        if ("decode-a".equals(r.headers().firstValue("X-Tandem-Decode-Worker").orElse(null))) {
+          sawStall = true;
+          assertTrue(ms >= 500, "moved only after the stall timeout, took " + ms + " ms");
+        }
+      }
+      assertTrue(sawStall, "no request was first sent to the hung worker");
+      assertEquals(0, router.router().disagg().loads().total());
+    } finally {
+      hung.release.countDown();
+      stuck.close().await();
+      router.close().await();
+    }
+  }
+
+  private static int[] tokenIds(HttpResponse<String> r) {
+    JsonArray ids = new JsonObject(r.body()).getJsonArray("choices").getJsonObject(0).getJsonArray("token_ids");
+    int[] out = new int[ids.size()];
+    for (int k = 0; k < out.length; k++) {
+      out[k] = ids.getInteger(k);
+    }
+    return out;
+  }
+}

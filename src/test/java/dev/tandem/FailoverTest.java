@@ -40,7 +40,9 @@ class FailoverTest {
 
   @BeforeEach
   void start() {
-    TandemConfig config = TestNodes.config();
+    TandemConfig base = TestNodes.config();
+    // A registry TTL longer than any wait below: a dead member's workers must go because the member left.
+    TandemConfig config = base.withWorker(base.worker().withHeartbeat(250, 20_000));
     router = add(TandemNode.start(config, new TandemNode.Plan(true, List.of(), List.of())));
     add(TandemNode.start(config, new TandemNode.Plan(false, List.of("prefill-a", "prefill-b"), List.of())));
     decodeA = add(TandemNode.start(config, new TandemNode.Plan(false, List.of(), List.of("decode-a")),

@@ -40,6 +40,11 @@ public final class TestNodes {
         "router to see " + prefill + " prefill and " + decode + " decode workers");
   }
 
+  /** Waits up to 15 s. */
+  public static void awaitTrue(BooleanSupplier condition, String what) {
+    awaitTrue(condition, Duration.ofSeconds(15), what);
+  }
+
   public static void awaitTrue(BooleanSupplier condition, Duration timeout, String what) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {

@@ -40,9 +40,13 @@ public final class ClusterNode {
     return clusterManager.getHazelcastInstance();
   }
 
-  /** This node's cluster member id; worker registry entries carry it so they can go when the member leaves. */
+  /**
+   * This node's Hazelcast member UUID: registry entries and requests carry it so that what belongs to a
+   * member goes when {@link MemberWatch} reports it gone. (Not Vert.x's node id, which is a separate
+   * random UUID and never appears in membership events.)
+   */
   public String nodeId() {
-    return clusterManager.getNodeId();
+    return hazelcast().getCluster().getLocalMember().getUuid().toString();
   }
 
   public Future<Void> close() {

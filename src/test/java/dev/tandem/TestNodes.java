@@ -17,9 +17,20 @@ public final class TestNodes {
   public static TandemConfig config() {
     TandemConfig defaults = TandemConfig.defaults();
     String name = "tandem-test-" + UUID.randomUUID();
+    // A free base port and an explicit seed address: joining "127.0.0.1" alone probes only 5701-5703,
+    // which other builds on the machine may hold, splitting a test's members into separate clusters.
+    int port = freePort();
     return defaults
-        .withCluster(new ClusterSettings(name, "127.0.0.1", 5701, List.of()))
+        .withCluster(new ClusterSettings(name, "127.0.0.1", port, List.of("127.0.0.1:" + port)))
         .withHttp(defaults.http().withPort(0));
+  }
+
+  private static int freePort() {
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   /** The text a stream must carry for generated tokens after a prompt (incremental decode plus flush). */

@@ -48,7 +48,9 @@ public final class WorkerAnnouncer {
     WorkerDescriptor d = descriptor.get();
     workerId = d.workerId();
     String json = WorkerDescriptor.CODEC.encode(d).encode();
-    return Future.fromCompletionStage(map.setAsync(d.workerId(), json, ttlMs, TimeUnit.MILLISECONDS), context);
+    // Hazelcast keeps expiry in whole seconds, so a TTL of N ms may lapse after N - 1000: a second of
+    // slack keeps a live worker from flickering out of the registry between heartbeats.
+    return Future.fromCompletionStage(map.setAsync(d.workerId(), json, ttlMs + 1000, TimeUnit.MILLISECONDS), context);
   }
 
   /** Stops the heartbeat and removes the entry, so routers stop scheduling onto this worker at once. */

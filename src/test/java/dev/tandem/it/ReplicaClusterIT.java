@@ -1,0 +1,200 @@
+package dev.tandem.it;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import dev.tandem.HttpTestClient;
+import dev.tandem.TestNodes;
+import dev.tandem.engine.Engine;
+import dev.tandem.engine.LocalGenerator;
+import dev.tandem.engine.SamplingParams;
+import dev.tandem.engine.reference.ReferenceEngine;
+import dev.tandem.it.TandemCluster.Node;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestWatcher;
+
+/**
+ * Two router replicas in front of two prefill and two decode workers, six JVMs from the shaded jar:
+ * either router serves the same exact text, and a session sticks to its decode worker whichever
+ * router it comes through (the affinity map is shared in Hazelcast).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ReplicaClusterIT {
+  private static final Set<String> PREFILL = Set.of("prefill-1", "prefill-2");
+  private static final Set<String> DECODE = Set.of("decode-1", "decode-2");
+
+  private TandemCluster cluster;
+  private TandemProcess routerA;
+  private TandemProcess routerB;
+  // The built-in model every node runs, for the expected tokens (default kv-block-size).
+  private final Engine engine = ReferenceEngine.builtin(16);
+
+  @RegisterExtension
+  final TestWatcher logsOnFailure = new TestWatcher() {
+    @Override
+    public void testFailed(ExtensionContext context, Throwable cause) {
+      if (cluster != null) {
+        System.err.println(context.getDisplayName() + " failed; node logs:\n" + cluster.describe(40));
+      }
+    }
+  };
+
+  @BeforeAll
+  @Timeout(value = 150, unit = TimeUnit.SECONDS)
+  void start() {
+    // Registry heartbeat and TTL stay at their defaults (250/3000 ms): nothing here is killed, and a
+    // short TTL only risks workers lapsing from the registry when the 2 cores are busy. A request
+    // timeout under the client's 30 s makes a stuck request an HTTP 504 with a message.
+    cluster = new TandemCluster(ReplicaClusterIT.class, Map.of("router.request-timeout-ms", 20_000));
+    // prefill-1 is the seed: it starts alone and is never killed.
+    List<TandemProcess> nodes = cluster.start(Node.prefill("prefill-1"), Node.prefill("prefill-2"),
+        Node.decode("decode-1"), Node.decode("decode-2"), Node.router("router-a"), Node.router("router-b"));
+    routerA = nodes.get(4);
+    routerB = nodes.get(5);
+    cluster.awaitWorkers(routerA, 2, 2);
+    cluster.awaitWorkers(routerB, 2, 2);
+  }
+
+  @AfterAll
+  void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  /** One request and what it must produce. */
+  private record Case(String prompt, SamplingParams sampling, int maxTokens) {
+    JsonObject body(boolean stream) {
+      return new JsonObject().put("prompt", prompt).put("max_tokens", maxTokens).put("stream", stream)
+          .put("temperature", sampling.temperature()).put("top_p", sampling.topP()).put("seed", sampling.seed());
+    }
+  }
+
+  /** The text and token ids of a response, streamed or not. */
+  private record Answer(String text, int[] tokenIds, String requestId, String prefillWorker, String decodeWorker) {
+  }
+
+  @Test
+  void bothRoutersServeTheLocallyComputedText() throws Exception {
+    List<Case> cases = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      String prompt = "Replica " + i + (i % 2 == 0 ? " with a longer prompt that spans more than one KV block" : "");
+      SamplingParams sampling = i % 3 == 0 ? new SamplingParams(0, 1, 0, 0) : new SamplingParams(0.8, 0.95, 0, 4200 + i);
+      cases.add(new Case(prompt, sampling, 10 + i * 3));
+    }
+    // Every case through both routers at once, streamed on one and not on the other.
+    List<CompletableFuture<HttpResponse<String>>> viaA = new ArrayList<>();
+    List<CompletableFuture<HttpResponse<String>>> viaB = new ArrayList<>();
+    for (int i = 0; i < cases.size(); i++) {
+      viaA.add(cluster.http(routerA).postAsync("/v1/completions", cases.get(i).body(i % 2 == 0).encode()));
+      viaB.add(cluster.http(routerB).postAsync("/v1/completions", cases.get(i).body(i % 2 != 0).encode()));
+    }
+    Set<String> requestIds = new TreeSet<>();
+    Set<String> prefillA = new TreeSet<>();
+    Set<String> decodeA = new TreeSet<>();
+    Set<String> prefillB = new TreeSet<>();
+    Set<String> decodeB = new TreeSet<>();
+    LocalGenerator local = new LocalGenerator(engine);
+    for (int i = 0; i < cases.size(); i++) {
+      Case c = cases.get(i);
+      int[] prompt = engine.tokenizer().encode(c.prompt(), true);
+      int[] expected = local.generate(prompt, c.sampling(), c.maxTokens(), new int[0]).tokens();
+      String expectedText = TestNodes.expectedText(engine, prompt, expected);
+      Answer a = answer(viaA.get(i).get(30, TimeUnit.SECONDS), i % 2 == 0, "router A");
+      Answer b = answer(viaB.get(i).get(30, TimeUnit.SECONDS), i % 2 != 0, "router B");
+      assertArrayEquals(expected, a.tokenIds(), "tokens of case " + i + " via router A");
+      assertArrayEquals(expected, b.tokenIds(), "tokens of case " + i + " via router B");
+      assertEquals(expectedText, a.text(), "text of case " + i + " via router A");
+      assertEquals(a.text(), b.text(), "text of case " + i + " via router B");
+      requestIds.add(a.requestId());
+      requestIds.add(b.requestId());
+      prefillA.add(a.prefillWorker());
+      decodeA.add(a.decodeWorker());
+      prefillB.add(b.prefillWorker());
+      decodeB.add(b.decodeWorker());
+    }
+    assertNotEquals(routerA.routerId(), routerB.routerId());
+    assertEquals(2 * cases.size(), requestIds.size(), "request ids are unique across the replicas: " + requestIds);
+    // Both routers spread over every worker (other JVMs): the text did not come from one lucky pair.
+    assertEquals(PREFILL, prefillA, "prefill workers used by router A");
+    assertEquals(PREFILL, prefillB, "prefill workers used by router B");
+    assertEquals(DECODE, decodeA, "decode workers used by router A");
+    assertEquals(DECODE, decodeB, "decode workers used by router B");
+  }
+
+  @Test
+  void aSessionKeepsItsDecodeWorkerAcrossRouters() {
+    // Sessions 0-2 start on router A, 3-5 on router B. Each router sends new sessions round-robin,
+    // so three new sessions in a row land on both decode workers.
+    List<String> sessions = new ArrayList<>();
+    List<String> pinned = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      sessions.add("session-" + i + "-" + UUID.randomUUID());
+      pinned.add(sessionRequest(i < 3 ? routerA : routerB, sessions.get(i), i).decodeWorker());
+    }
+    // Then each session through the other router, and back through its first one.
+    for (int i = 0; i < 6; i++) {
+      TandemProcess first = i < 3 ? routerA : routerB;
+      TandemProcess other = i < 3 ? routerB : routerA;
+      assertEquals(pinned.get(i), sessionRequest(other, sessions.get(i), i).decodeWorker(),
+          "decode worker of session " + i + " through " + other.name() + " after " + first.name());
+      assertEquals(pinned.get(i), sessionRequest(first, sessions.get(i), i).decodeWorker(),
+          "decode worker of session " + i + " back through " + first.name());
+    }
+    assertEquals(DECODE, new TreeSet<>(pinned.subList(0, 3)), "decode workers of the sessions started on router A");
+    assertEquals(DECODE, new TreeSet<>(pinned.subList(3, 6)), "decode workers of the sessions started on router B");
+  }
+
+  /** Odd sessions are named by the X-Session-Id header, even ones by the OpenAI 'user' field. */
+  private Answer sessionRequest(TandemProcess router, String session, int index) {
+    HttpTestClient http = cluster.http(router);
+    JsonObject body = new JsonObject().put("prompt", "Hello again").put("max_tokens", 4).put("temperature", 0);
+    HttpRequest.Builder request = http.request("/v1/completions").header("Content-Type", "application/json");
+    if (index % 2 == 1) {
+      request.header("X-Session-Id", session);
+    } else {
+      body.put("user", session);
+    }
+    HttpResponse<String> response = http.send(request.POST(HttpRequest.BodyPublishers.ofString(body.encode())).build());
+    return answer(response, false, router.name());
+  }
+
+  private static Answer answer(HttpResponse<String> response, boolean streamed, String router) {
+    assertEquals(200, response.statusCode(), router + " answered " + response.body());
+    String requestId = response.headers().firstValue("X-Tandem-Request-Id").orElse(null);
+    String prefill = response.headers().firstValue("X-Tandem-Prefill-Worker").orElse(null);
+    String decode = response.headers().firstValue("X-Tandem-Decode-Worker").orElse(null);
+    if (streamed) {
+      HttpTestClient.SseResult sse = HttpTestClient.parseSse(response.body());
+      assertEquals(1, sse.doneCount(), "one [DONE]");
+      return new Answer(sse.text(), sse.tokenIds(), requestId, prefill, decode);
+    }
+    JsonObject choice = new JsonObject(response.body()).getJsonArray("choices").getJsonObject(0);
+    JsonArray ids = choice.getJsonArray("token_ids");
+    int[] tokens = new int[ids.size()];
+    for (int i = 0; i < tokens.length; i++) {
+      tokens[i] = ids.getInteger(i);
+    }
+    return new Answer(choice.getString("text"), tokens, requestId, prefill, decode);
+  }
+}

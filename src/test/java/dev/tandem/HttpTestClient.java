@@ -46,6 +46,16 @@ public final class HttpTestClient {
         .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
+  /** The token ids of the first choice of a non-streamed completion. */
+  public static int[] tokenIds(HttpResponse<String> response) {
+    JsonArray ids = new JsonObject(response.body()).getJsonArray("choices").getJsonObject(0).getJsonArray("token_ids");
+    int[] out = new int[ids.size()];
+    for (int k = 0; k < out.length; k++) {
+      out[k] = ids.getInteger(k);
+    }
+    return out;
+  }
+
   /** A parsed SSE completion: the data payloads in order, the token ids and text they carried. */
   public record SseResult(List<String> payloads, int[] tokenIds, String text, String finishReason, int doneCount) {
   }

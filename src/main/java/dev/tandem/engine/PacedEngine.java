@@ -10,8 +10,7 @@ import java.util.function.BooleanSupplier;
  * generation in milliseconds; paced, it behaves like a served model for load tests, failure drills
  * (killing a worker mid-stream) and capacity planning — and its tokens stay exact.
  */
-public final class PacedEngine implements Engine {
-  private final Engine delegate;
+public final class PacedEngine extends ForwardingEngine {
   private final long decodeStepMicros;
   private final long prefillMicrosPerToken;
 
@@ -20,34 +19,9 @@ public final class PacedEngine implements Engine {
   }
 
   public PacedEngine(Engine delegate, long decodeStepMicros, long prefillMicrosPerToken) {
-    this.delegate = delegate;
+    super(delegate);
     this.decodeStepMicros = decodeStepMicros;
     this.prefillMicrosPerToken = prefillMicrosPerToken;
-  }
-
-  @Override
-  public ModelInfo info() {
-    return delegate.info();
-  }
-
-  @Override
-  public Tokenizer tokenizer() {
-    return delegate.tokenizer();
-  }
-
-  @Override
-  public ChatTemplate chatTemplate() {
-    return delegate.chatTemplate();
-  }
-
-  @Override
-  public KvLayout kvLayout() {
-    return delegate.kvLayout();
-  }
-
-  @Override
-  public KvCache newCache() {
-    return delegate.newCache();
   }
 
   @Override

@@ -12,7 +12,6 @@ import dev.tandem.engine.LocalGenerator;
 import dev.tandem.engine.PacedEngine;
 import dev.tandem.engine.SamplingParams;
 import dev.tandem.engine.reference.ReferenceEngine;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -61,7 +60,7 @@ class AdmissionTest {
         HttpResponse<String> r = calls.get(i).get(30, TimeUnit.SECONDS);
         if (r.statusCode() == 200) {
           ok++;
-          assertArrayEquals(expected(node, i, maxTokens), tokenIds(r), "request " + i);
+          assertArrayEquals(expected(node, i, maxTokens), HttpTestClient.tokenIds(r), "request " + i);
         } else {
           refused++;
           assertEquals(429, r.statusCode(), r.body());
@@ -73,7 +72,7 @@ class AdmissionTest {
       // Once the load is gone, the server serves normally and holds nothing.
       HttpResponse<String> after = http.post("/v1/completions", body(100, maxTokens));
       assertEquals(200, after.statusCode(), after.body());
-      assertArrayEquals(expected(node, 100, maxTokens), tokenIds(after));
+      assertArrayEquals(expected(node, 100, maxTokens), HttpTestClient.tokenIds(after));
       TestNodes.awaitTrue(() -> node.router().disagg().loads().total() == 0
               && node.decodeWorkers().get(0).status().activeSequences() == 0
               && node.decodeWorkers().get(0).status().kvBytes() == 0
@@ -95,14 +94,5 @@ class AdmissionTest {
     int[] prompt = node.engine().tokenizer().encode("queue " + i, true);
     return new LocalGenerator(node.engine()).generate(prompt, new SamplingParams(0.8, 1, 0, i), maxTokens,
         new int[0]).tokens();
-  }
-
-  private static int[] tokenIds(HttpResponse<String> r) {
-    JsonArray ids = new JsonObject(r.body()).getJsonArray("choices").getJsonObject(0).getJsonArray("token_ids");
-    int[] out = new int[ids.size()];
-    for (int k = 0; k < out.length; k++) {
-      out[k] = ids.getInteger(k);
-    }
-    return out;
   }
 }

@@ -44,15 +44,16 @@ record Completion(String prompt, SamplingParams sampling, int maxTokens) {
   }
 
   /** The text and token ids of a 200 response, streamed or not, and the workers first chosen for it. */
-  record Answer(String text, int[] tokenIds, String prefillWorker, String decodeWorker) {
+  record Answer(String text, int[] tokenIds, String requestId, String prefillWorker, String decodeWorker) {
     static Answer of(HttpResponse<String> response, boolean streamed, String who) {
       assertEquals(200, response.statusCode(), who + " answered " + response.body());
+      String requestId = response.headers().firstValue("X-Tandem-Request-Id").orElse(null);
       String prefill = response.headers().firstValue("X-Tandem-Prefill-Worker").orElse(null);
       String decode = response.headers().firstValue("X-Tandem-Decode-Worker").orElse(null);
       if (streamed) {
         HttpTestClient.SseResult sse = HttpTestClient.parseSse(response.body());
         assertEquals(1, sse.doneCount(), who + ": one [DONE]");
-        return new Answer(sse.text(), sse.tokenIds(), prefill, decode);
+        return new Answer(sse.text(), sse.tokenIds(), requestId, prefill, decode);
       }
       JsonObject choice = new JsonObject(response.body()).getJsonArray("choices").getJsonObject(0);
       JsonArray ids = choice.getJsonArray("token_ids");
@@ -60,7 +61,7 @@ record Completion(String prompt, SamplingParams sampling, int maxTokens) {
       for (int i = 0; i < tokens.length; i++) {
         tokens[i] = ids.getInteger(i);
       }
-      return new Answer(choice.getString("text"), tokens, prefill, decode);
+      return new Answer(choice.getString("text"), tokens, requestId, prefill, decode);
     }
   }
 }

@@ -17,17 +17,12 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * The cluster under changing load and membership, two router replicas in separate JVMs: overload is
@@ -35,27 +30,15 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * started later is used without restarting anything; a drained worker finishes its streams and gets
  * no new ones. In this order: the late worker joins after the overload, and is the one drained.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class ElasticityIT {
+class ElasticityIT extends ClusterIT {
   private static final int OVERLOAD_CONCURRENCY = 96;
   private static final int OVERLOAD_SECONDS = 6;
   private static final int OVERLOAD_MAX_REQUESTS = 20_000;
 
-  private TandemCluster cluster;
   private TandemProcess routerA;
   private TandemProcess routerB;
-
-  @RegisterExtension
-  final TestWatcher logsOnFailure = new TestWatcher() {
-    @Override
-    public void testFailed(ExtensionContext context, Throwable cause) {
-      if (cluster != null) {
-        System.err.println(context.getDisplayName() + " failed; node logs:\n" + cluster.describe(40));
-      }
-    }
-  };
 
   @BeforeAll
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -71,13 +54,6 @@ class ElasticityIT {
     routerB = nodes.get(3);
     cluster.awaitWorkers(routerA, 1, 1);
     cluster.awaitWorkers(routerB, 1, 1);
-  }
-
-  @AfterAll
-  void stop() {
-    if (cluster != null) {
-      cluster.close();
-    }
   }
 
   @Test
@@ -204,16 +180,6 @@ class ElasticityIT {
       }
     }
     assertTrue(onDrained > 0, "some streams ran on the drained worker");
-  }
-
-  private JsonObject worker(TandemProcess router, String id) {
-    for (Object o : cluster.workers(router)) {
-      JsonObject w = (JsonObject) o;
-      if (id.equals(w.getString("worker_id"))) {
-        return w;
-      }
-    }
-    return null;
   }
 
   private void awaitActive(String id) {

@@ -5,13 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import dev.tandem.HttpTestClient;
-import dev.tandem.TestNodes;
 import dev.tandem.engine.Engine;
-import dev.tandem.engine.LocalGenerator;
 import dev.tandem.engine.SamplingParams;
-import dev.tandem.engine.reference.ReferenceEngine;
 import dev.tandem.it.TandemCluster.Node;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -23,41 +19,22 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * Two router replicas in front of two prefill and two decode workers, six JVMs from the shaded jar:
  * either router serves the same exact text, and a session sticks to its decode worker whichever
  * router it comes through (the affinity map is shared in Hazelcast).
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class ReplicaClusterIT {
+class ReplicaClusterIT extends ClusterIT {
   private static final Set<String> PREFILL = Set.of("prefill-1", "prefill-2");
   private static final Set<String> DECODE = Set.of("decode-1", "decode-2");
 
-  private TandemCluster cluster;
   private TandemProcess routerA;
   private TandemProcess routerB;
-  // The built-in model every node runs, for the expected tokens (default kv-block-size).
-  private final Engine engine = ReferenceEngine.builtin(16);
-
-  @RegisterExtension
-  final TestWatcher logsOnFailure = new TestWatcher() {
-    @Override
-    public void testFailed(ExtensionContext context, Throwable cause) {
-      if (cluster != null) {
-        System.err.println(context.getDisplayName() + " failed; node logs:\n" + cluster.describe(40));
-      }
-    }
-  };
 
   @BeforeAll
   @Timeout(value = 150, unit = TimeUnit.SECONDS)
@@ -75,32 +52,13 @@ class ReplicaClusterIT {
     cluster.awaitWorkers(routerB, 2, 2);
   }
 
-  @AfterAll
-  void stop() {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
-
-  /** One request and what it must produce. */
-  private record Case(String prompt, SamplingParams sampling, int maxTokens) {
-    JsonObject body(boolean stream) {
-      return new JsonObject().put("prompt", prompt).put("max_tokens", maxTokens).put("stream", stream)
-          .put("temperature", sampling.temperature()).put("top_p", sampling.topP()).put("seed", sampling.seed());
-    }
-  }
-
-  /** The text and token ids of a response, streamed or not. */
-  private record Answer(String text, int[] tokenIds, String requestId, String prefillWorker, String decodeWorker) {
-  }
-
   @Test
   void bothRoutersServeTheLocallyComputedText() throws Exception {
-    List<Case> cases = new ArrayList<>();
+    List<Completion> cases = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
       String prompt = "Replica " + i + (i % 2 == 0 ? " with a longer prompt that spans more than one KV block" : "");
       SamplingParams sampling = i % 3 == 0 ? new SamplingParams(0, 1, 0, 0) : new SamplingParams(0.8, 0.95, 0, 4200 + i);
-      cases.add(new Case(prompt, sampling, 10 + i * 3));
+      cases.add(new Completion(prompt, sampling, 10 + i * 3));
     }
     // Every case through both routers at once, streamed on one and not on the other.
     List<CompletableFuture<HttpResponse<String>>> viaA = new ArrayList<>();
@@ -114,14 +72,12 @@ class ReplicaClusterIT {
     Set<String> decodeA = new TreeSet<>();
     Set<String> prefillB = new TreeSet<>();
     Set<String> decodeB = new TreeSet<>();
-    LocalGenerator local = new LocalGenerator(engine);
     for (int i = 0; i < cases.size(); i++) {
-      Case c = cases.get(i);
-      int[] prompt = engine.tokenizer().encode(c.prompt(), true);
-      int[] expected = local.generate(prompt, c.sampling(), c.maxTokens(), new int[0]).tokens();
-      String expectedText = TestNodes.expectedText(engine, prompt, expected);
-      Answer a = answer(viaA.get(i).get(30, TimeUnit.SECONDS), i % 2 == 0, "router A");
-      Answer b = answer(viaB.get(i).get(30, TimeUnit.SECONDS), i % 2 != 0, "router B");
+      Completion c = cases.get(i);
+      int[] expected = c.expectedTokens();
+      String expectedText = c.expectedText();
+      Completion.Answer a = Completion.Answer.of(viaA.get(i).get(30, TimeUnit.SECONDS), i % 2 == 0, "router A");
+      Completion.Answer b = Completion.Answer.of(viaB.get(i).get(30, TimeUnit.SECONDS), i % 2 != 0, "router B");
       assertArrayEquals(expected, a.tokenIds(), "tokens of case " + i + " via router A");
       assertArrayEquals(expected, b.tokenIds(), "tokens of case " + i + " via router B");
       assertEquals(expectedText, a.text(), "text of case " + i + " via router A");
@@ -166,7 +122,7 @@ class ReplicaClusterIT {
   }
 
   /** Odd sessions are named by the X-Session-Id header, even ones by the OpenAI 'user' field. */
-  private Answer sessionRequest(TandemProcess router, String session, int index) {
+  private Completion.Answer sessionRequest(TandemProcess router, String session, int index) {
     HttpTestClient http = cluster.http(router);
     JsonObject body = new JsonObject().put("prompt", "Hello again").put("max_tokens", 4).put("temperature", 0);
     HttpRequest.Builder request = http.request("/v1/completions").header("Content-Type", "application/json");
@@ -176,25 +132,6 @@ class ReplicaClusterIT {
       body.put("user", session);
     }
     HttpResponse<String> response = http.send(request.POST(HttpRequest.BodyPublishers.ofString(body.encode())).build());
-    return answer(response, false, router.name());
-  }
-
-  private static Answer answer(HttpResponse<String> response, boolean streamed, String router) {
-    assertEquals(200, response.statusCode(), router + " answered " + response.body());
-    String requestId = response.headers().firstValue("X-Tandem-Request-Id").orElse(null);
-    String prefill = response.headers().firstValue("X-Tandem-Prefill-Worker").orElse(null);
-    String decode = response.headers().firstValue("X-Tandem-Decode-Worker").orElse(null);
-    if (streamed) {
-      HttpTestClient.SseResult sse = HttpTestClient.parseSse(response.body());
-      assertEquals(1, sse.doneCount(), "one [DONE]");
-      return new Answer(sse.text(), sse.tokenIds(), requestId, prefill, decode);
-    }
-    JsonObject choice = new JsonObject(response.body()).getJsonArray("choices").getJsonObject(0);
-    JsonArray ids = choice.getJsonArray("token_ids");
-    int[] tokens = new int[ids.size()];
-    for (int i = 0; i < tokens.length; i++) {
-      tokens[i] = ids.getInteger(i);
-    }
-    return new Answer(choice.getString("text"), tokens, requestId, prefill, decode);
+    return Completion.Answer.of(response, false, router.name());
   }
 }

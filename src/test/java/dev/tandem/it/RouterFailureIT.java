@@ -16,36 +16,19 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * A router replica killed with SIGKILL in the middle of its streams: the other replica keeps serving,
  * sessions keep their decode workers, and within a few heartbeats nothing — neither the surviving
  * router's load view nor the workers' own load — is attributed to the dead router any more.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class RouterFailureIT {
-  private TandemCluster cluster;
+class RouterFailureIT extends ClusterIT {
   private TandemProcess routerA;
   private TandemProcess routerB;
-
-  @RegisterExtension
-  final TestWatcher logsOnFailure = new TestWatcher() {
-    @Override
-    public void testFailed(ExtensionContext context, Throwable cause) {
-      if (cluster != null) {
-        System.err.println(context.getDisplayName() + " failed; node logs:\n" + cluster.describe(40));
-      }
-    }
-  };
 
   @BeforeAll
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -59,13 +42,6 @@ class RouterFailureIT {
     routerB = nodes.get(4);
     cluster.awaitWorkers(routerA, 1, 2);
     cluster.awaitWorkers(routerB, 1, 2);
-  }
-
-  @AfterAll
-  void stop() {
-    if (cluster != null) {
-      cluster.close();
-    }
   }
 
   @Test

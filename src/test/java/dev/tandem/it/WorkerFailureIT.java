@@ -12,14 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * Workers killed with SIGKILL under load, one JVM each: a decode worker in the middle of 16 streams
@@ -27,23 +22,11 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * queued (no client sees an error). The model is paced like an accelerator so that streams and
  * prefills last long enough to be hit.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class WorkerFailureIT {
-  private TandemCluster cluster;
+class WorkerFailureIT extends ClusterIT {
   private TandemProcess router;
   private TandemProcess prefill2;
   private TandemProcess decode1;
-
-  @RegisterExtension
-  final TestWatcher logsOnFailure = new TestWatcher() {
-    @Override
-    public void testFailed(ExtensionContext context, Throwable cause) {
-      if (cluster != null) {
-        System.err.println(context.getDisplayName() + " failed; node logs:\n" + cluster.describe(40));
-      }
-    }
-  };
 
   @BeforeAll
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -61,13 +44,6 @@ class WorkerFailureIT {
     decode1 = nodes.get(2);
     router = nodes.get(4);
     cluster.awaitWorkers(router, 2, 2);
-  }
-
-  @AfterAll
-  void stop() {
-    if (cluster != null) {
-      cluster.close();
-    }
   }
 
   @Test
@@ -127,11 +103,9 @@ class WorkerFailureIT {
   private void awaitLoad(String workerId, String field, int min) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (System.nanoTime() < deadline) {
-      for (Object o : cluster.workers(router)) {
-        JsonObject w = (JsonObject) o;
-        if (workerId.equals(w.getString("worker_id")) && w.getJsonObject("load").getInteger(field) >= min) {
-          return;
-        }
+      JsonObject w = worker(router, workerId);
+      if (w != null && w.getJsonObject("load").getInteger(field) >= min) {
+        return;
       }
       sleep(20);
     }

@@ -9,19 +9,15 @@ import dev.tandem.TandemNode;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.Engine;
+import dev.tandem.engine.ForwardingEngine;
 import dev.tandem.engine.KvCache;
-import dev.tandem.engine.KvLayout;
 import dev.tandem.engine.LocalGenerator;
-import dev.tandem.engine.ModelInfo;
 import dev.tandem.engine.SamplingParams;
-import dev.tandem.engine.Tokenizer;
 import dev.tandem.engine.reference.ReferenceEngine;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,32 +27,11 @@ import org.junit.jupiter.api.Test;
 class DecodeStallTest {
 
   /** Decode steps hang until released: a worker alive in the registry that makes no progress. */
-  private static final class HungEngine implements Engine {
-    private final Engine delegate;
+  private static final class HungEngine extends ForwardingEngine {
     private final CountDownLatch release = new CountDownLatch(1);
 
     HungEngine(Engine delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public ModelInfo info() {
-      return delegate.info();
-    }
-
-    @Override
-    public Tokenizer tokenizer() {
-      return delegate.tokenizer();
-    }
-
-    @Override
-    public KvLayout kvLayout() {
-      return delegate.kvLayout();
-    }
-
-    @Override
-    public float[] prefill(KvCache cache, int[] tokens, BooleanSupplier cancelled) {
-      return delegate.prefill(cache, tokens, cancelled);
+      super(delegate);
     }
 
     @Override
@@ -93,7 +68,7 @@ class DecodeStallTest {
         int[] prompt = reference.tokenizer().encode("stall " + i, true);
         int[] expected = new LocalGenerator(reference).generate(prompt, new SamplingParams(0.7, 1, 0, i), 12,
             new int[0]).tokens();
-        assertArrayEquals(expected, tokenIds(r), "request " + i);
+        assertArrayEquals(expected, HttpTestClient.tokenIds(r), "request " + i);
         if ("decode-a".equals(r.headers().firstValue("X-Tandem-Decode-Worker").orElse(null))) {
           sawStall = true;
           assertTrue(ms >= 500, "moved only after the stall timeout, took " + ms + " ms");
@@ -106,14 +81,5 @@ class DecodeStallTest {
       stuck.close().await();
       router.close().await();
     }
-  }
-
-  private static int[] tokenIds(HttpResponse<String> r) {
-    JsonArray ids = new JsonObject(r.body()).getJsonArray("choices").getJsonObject(0).getJsonArray("token_ids");
-    int[] out = new int[ids.size()];
-    for (int k = 0; k < out.length; k++) {
-      out[k] = ids.getInteger(k);
-    }
-    return out;
   }
 }

@@ -2,6 +2,7 @@ package dev.tandem;
 
 import dev.tandem.config.ConfigException;
 import dev.tandem.config.ConfigLoader;
+import dev.tandem.config.EnvOverrides;
 import dev.tandem.config.TandemConfig;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -43,7 +44,7 @@ public final class Main implements Callable<Integer> {
     TandemConfig load() {
       Path file = config != null ? config : Path.of("conf", "tandem.yaml");
       JsonObject json = ConfigLoader.readYaml(file, config != null);
-      TandemConfig c = TandemConfig.fromJson(json);
+      TandemConfig c = EnvOverrides.apply(json, System.getenv()).parse();
       if (model != null) {
         c = c.withModel(c.model().withPath(model));
       }
@@ -165,6 +166,9 @@ public final class Main implements Callable<Integer> {
     System.out.println("  model: " + node.engine().info().name() + " (" + node.engine().info().config() + ")");
     if (!plan.prefillWorkerIds().isEmpty() || !plan.decodeWorkerIds().isEmpty()) {
       System.out.println("  workers: prefill " + plan.prefillWorkerIds() + ", decode " + plan.decodeWorkerIds());
+    }
+    if (node.opsPort() >= 0) {
+      System.out.println("  health and metrics on http://" + config.http().host() + ":" + node.opsPort());
     }
     if (node.router() != null) {
       String url = "http://" + config.http().host() + ":" + node.router().httpPort();

@@ -1,16 +1,19 @@
 package dev.tandem;
 
+import dev.tandem.api.OpsRoutes;
 import dev.tandem.cluster.ClusterNode;
 import dev.tandem.cluster.MemberWatch;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.Engine;
+import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.router.RouterVerticle;
 import dev.tandem.worker.DecodeWorkerVerticle;
 import dev.tandem.worker.EngineLoader;
 import dev.tandem.worker.PrefillWorkerVerticle;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -42,6 +45,8 @@ public final class TandemNode {
   private final List<PrefillWorkerVerticle> prefillWorkers = new ArrayList<>();
   private final List<DecodeWorkerVerticle> decodeWorkers = new ArrayList<>();
   private MemberWatch members;
+  private HttpServer opsServer;
+  private volatile boolean deployed;
 
   private TandemNode(ClusterNode cluster, Engine engine) {
     this.cluster = cluster;
@@ -60,6 +65,13 @@ public final class TandemNode {
     try {
       node.deploy(config, plan).await();
       node.members = MemberWatch.onLeave(cluster.hazelcast(), node::memberLeft);
+      node.deployed = true;
+      if (config.worker().httpPort() >= 0 && (!plan.prefillWorkerIds().isEmpty() || !plan.decodeWorkerIds().isEmpty())) {
+        node.opsServer = OpsRoutes.serve(cluster.vertx(), config.http().host(), config.worker().httpPort(),
+            cluster.metrics().scrapeHandler(),
+            new OpsRoutes.Check("cluster", () -> cluster.joined() ? null : "not a cluster member"),
+            new OpsRoutes.Check("workers", () -> node.deployed ? null : "workers not started")).await();
+      }
     } catch (RuntimeException e) {
       cluster.close().await();
       throw e;
@@ -71,18 +83,20 @@ public final class TandemNode {
     Vertx vertx = cluster.vertx();
     List<Future<String>> deployed = new ArrayList<>();
     for (String id : plan.prefillWorkerIds()) {
-      PrefillWorkerVerticle w = new PrefillWorkerVerticle(id, engine, config.worker(), announcer(config), cluster.nodeId());
+      PrefillWorkerVerticle w = new PrefillWorkerVerticle(id, engine, config.worker(), announcer(config), cluster.nodeId(),
+          new WorkerMetrics(cluster.metrics().registry(), id));
       prefillWorkers.add(w);
       deployed.add(vertx.deployVerticle(w));
     }
     for (String id : plan.decodeWorkerIds()) {
-      DecodeWorkerVerticle w = new DecodeWorkerVerticle(id, engine, config.worker(), announcer(config), cluster.nodeId());
+      DecodeWorkerVerticle w = new DecodeWorkerVerticle(id, engine, config.worker(), announcer(config), cluster.nodeId(),
+          new WorkerMetrics(cluster.metrics().registry(), id));
       decodeWorkers.add(w);
       deployed.add(vertx.deployVerticle(w));
     }
     if (plan.router()) {
-      router = new RouterVerticle(config, engine.info(), engine.tokenizer(), engine.chatTemplate(), cluster.hazelcast(),
-          "router-" + UUID.randomUUID().toString().substring(0, 8), cluster.nodeId());
+      router = new RouterVerticle(config, engine.info(), engine.tokenizer(), engine.chatTemplate(), cluster,
+          "router-" + UUID.randomUUID().toString().substring(0, 8));
       deployed.add(vertx.deployVerticle(router));
     }
     return Future.all(deployed).mapEmpty();
@@ -125,7 +139,13 @@ public final class TandemNode {
   }
 
   /** Undeploys everything (workers withdraw from the registry) and leaves the cluster. */
+  /** The port of the worker node's health and metrics server, or -1 when it has none. */
+  public int opsPort() {
+    return opsServer == null ? -1 : opsServer.actualPort();
+  }
+
   public Future<Void> close() {
+    deployed = false;
     if (members != null) {
       members.close();
     }

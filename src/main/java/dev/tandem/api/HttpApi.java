@@ -7,6 +7,8 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.core.Handler;
+import io.vertx.ext.web.RoutingContext;
 import java.util.function.Supplier;
 
 /** The router's HTTP surface: OpenAI-compatible endpoints, and errors in OpenAI's shape for every failure. */
@@ -15,9 +17,10 @@ public final class HttpApi {
   }
 
   public static Router create(Vertx vertx, HttpSettings http, OpenAiRequestParser parser, DisaggRouter disagg,
-                              WorkerDirectory directory, Supplier<JsonObject> routers) {
+                              WorkerDirectory directory, Supplier<JsonObject> routers,
+                              Handler<RoutingContext> metrics, OpsRoutes.Check... readiness) {
     Router router = Router.router(vertx);
-    router.get("/health").handler(ctx -> ctx.json(new JsonObject().put("status", "UP")));
+    OpsRoutes.mount(router, vertx, metrics, readiness);
     if (!http.apiKeys().isEmpty()) {
       ApiKeyHandler keys = new ApiKeyHandler(http.apiKeys());
       router.route("/v1/*").handler(keys);

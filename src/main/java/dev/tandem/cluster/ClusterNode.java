@@ -3,6 +3,7 @@ package dev.tandem.cluster;
 import com.hazelcast.core.HazelcastInstance;
 import dev.tandem.config.ClusterSettings;
 import dev.tandem.config.RouterSettings;
+import dev.tandem.metrics.NodeMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -16,20 +17,36 @@ import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 public final class ClusterNode {
   private final Vertx vertx;
   private final HazelcastClusterManager clusterManager;
+  private final NodeMetrics metrics;
 
-  private ClusterNode(Vertx vertx, HazelcastClusterManager clusterManager) {
+  private ClusterNode(Vertx vertx, HazelcastClusterManager clusterManager, NodeMetrics metrics) {
     this.vertx = vertx;
     this.clusterManager = clusterManager;
+    this.metrics = metrics;
   }
 
   public static Future<ClusterNode> start(ClusterSettings cluster, RouterSettings router) {
     HazelcastClusterManager manager = new HazelcastClusterManager(HazelcastConfigFactory.create(cluster, router));
-    VertxOptions options = new VertxOptions().setEventBusOptions(new EventBusOptions()
-        .setHost(cluster.host())
-        .setClusterPublicHost(cluster.host())
-        .setPort(0));
-    return Vertx.builder().with(options).withClusterManager(manager).buildClustered()
-        .map(vertx -> new ClusterNode(vertx, manager));
+    NodeMetrics metrics = new NodeMetrics();
+    VertxOptions options = new VertxOptions()
+        .setMetricsOptions(metrics.vertxMetricsOptions())
+        .setEventBusOptions(new EventBusOptions()
+            .setHost(cluster.host())
+            .setClusterPublicHost(cluster.host())
+            .setPort(0));
+    return Vertx.builder().with(options).withClusterManager(manager).withMetrics(metrics.vertxMetricsFactory())
+        .buildClustered()
+        .map(vertx -> new ClusterNode(vertx, manager, metrics));
+  }
+
+  public NodeMetrics metrics() {
+    return metrics;
+  }
+
+  /** Joined and still a member: what readiness asks first. */
+  public boolean joined() {
+    var hz = hazelcast();
+    return hz.getLifecycleService().isRunning() && hz.getCluster().getLocalMember() != null;
   }
 
   public Vertx vertx() {
@@ -50,6 +67,9 @@ public final class ClusterNode {
   }
 
   public Future<Void> close() {
-    return vertx.close();
+    return vertx.close().eventually(() -> {
+      metrics.close();
+      return Future.succeededFuture();
+    });
   }
 }

@@ -11,7 +11,10 @@ import com.hazelcast.config.NearCacheConfig;
 import com.hazelcast.config.NetworkConfig;
 import dev.tandem.config.ClusterSettings;
 import dev.tandem.config.RouterSettings;
+import com.hazelcast.config.XmlConfigBuilder;
+import dev.tandem.config.ConfigException;
 import io.vertx.spi.cluster.hazelcast.ConfigUtil;
+import java.io.IOException;
 import java.util.List;
 
 /**
@@ -29,10 +32,15 @@ public final class HazelcastConfigFactory {
     config.setProperty("hazelcast.phone.home.enabled", "false");
     config.setProperty("hazelcast.logging.type", "jdk");
     config.setProperty("hazelcast.shutdownhook.enabled", "false");
-    config.setProperty("hazelcast.wait.seconds.before.join", "0");
-    config.setProperty("hazelcast.max.wait.seconds.before.join", "0");
     // Expired registry entries must be noticed within about a second, not the default five.
     config.setProperty("hazelcast.internal.map.expiration.task.period.seconds", "1");
+    config.addMapConfig(new MapConfig(ClusterNames.WORKERS).setInMemoryFormat(InMemoryFormat.OBJECT).setBackupCount(1));
+    config.addMapConfig(affinityMap(router));
+    if (!cluster.hazelcastConfig().isBlank()) {
+      return withFile(config, cluster.hazelcastConfig());
+    }
+    config.setProperty("hazelcast.wait.seconds.before.join", "0");
+    config.setProperty("hazelcast.max.wait.seconds.before.join", "0");
 
     NetworkConfig network = config.getNetworkConfig();
     network.setPort(cluster.port()).setPortAutoIncrement(true).setPortCount(100);
@@ -45,9 +53,22 @@ public final class HazelcastConfigFactory {
     join.getAwsConfig().setEnabled(false);
     List<String> members = cluster.members().isEmpty() ? List.of(cluster.host()) : cluster.members();
     join.getTcpIpConfig().setEnabled(true).setMembers(members);
+    return config;
+  }
 
-    config.addMapConfig(new MapConfig(ClusterNames.WORKERS).setInMemoryFormat(InMemoryFormat.OBJECT).setBackupCount(1));
-    config.addMapConfig(affinityMap(router));
+  /**
+   * A Hazelcast XML file supplies the network and join settings (Kubernetes discovery, say) and any
+   * properties; the cluster name and the maps stay Tandem's, so one file serves every role.
+   */
+  private static Config withFile(Config config, String path) {
+    Config file;
+    try {
+      file = new XmlConfigBuilder(path).build();
+    } catch (IOException | RuntimeException e) {
+      throw new ConfigException("cannot read cluster.hazelcast-config " + path + ": " + e.getMessage());
+    }
+    file.getProperties().forEach((k, v) -> config.setProperty((String) k, (String) v));
+    config.setNetworkConfig(file.getNetworkConfig());
     return config;
   }
 

@@ -4,29 +4,41 @@ import java.util.List;
 
 /**
  * Hazelcast membership: the cluster name, the interface and port this member binds, and the members
- * to join (TCP-IP; never multicast).
+ * to join (TCP-IP; never multicast) — or a Hazelcast XML file whose network and join settings replace
+ * those (e.g. Kubernetes discovery).
+ *
+ * @param hazelcastConfig path of a Hazelcast member XML; empty = the built-in loopback-safe TCP-IP join
  */
-public record ClusterSettings(String name, String host, int port, List<String> members) {
+public record ClusterSettings(String name, String host, int port, List<String> members, String hazelcastConfig) {
+
+  public ClusterSettings(String name, String host, int port, List<String> members) {
+    this(name, host, port, members, "");
+  }
 
   static ClusterSettings read(ConfigSection s) {
     ClusterSettings c = new ClusterSettings(
         s.string("name", "tandem"),
         s.string("host", "127.0.0.1"),
         s.integer("port", 5701, 1, 65535),
-        List.copyOf(s.strings("members")));
+        List.copyOf(s.strings("members")),
+        s.string("hazelcast-config", ""));
     s.rejectUnknownKeys();
     return c;
   }
 
   public ClusterSettings withName(String name) {
-    return new ClusterSettings(name, host, port, members);
+    return new ClusterSettings(name, host, port, members, hazelcastConfig);
   }
 
   public ClusterSettings withMembers(List<String> members) {
-    return new ClusterSettings(name, host, port, List.copyOf(members));
+    return new ClusterSettings(name, host, port, List.copyOf(members), hazelcastConfig);
   }
 
   public ClusterSettings withPort(int port) {
-    return new ClusterSettings(name, host, port, members);
+    return new ClusterSettings(name, host, port, members, hazelcastConfig);
+  }
+
+  public ClusterSettings withHazelcastConfig(String path) {
+    return new ClusterSettings(name, host, port, members, path);
   }
 }

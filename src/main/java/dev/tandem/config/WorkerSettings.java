@@ -13,10 +13,13 @@ package dev.tandem.config;
  *                               (a single prompt is always accepted by an idle worker)
  * @param maxWaitingSequences    sequences a decode worker holds beyond its batch, waiting for a slot; beyond,
  *                               it refuses new KV as over capacity
+ * @param httpPort               port of a worker node's health and metrics server; -1 = none (so several
+ *                               workers can share a machine), 0 = any free port
  */
 public record WorkerSettings(int kvBlockSize, long maxKvTransferBytes, int kvChunkBytes, long kvParkTimeoutMs,
                              int maxBatch, int prefillConcurrency, long heartbeatMs, long registryTtlMs,
-                             long kvCapacityBytes, int maxQueuedPrefillTokens, int maxWaitingSequences) {
+                             long kvCapacityBytes, int maxQueuedPrefillTokens, int maxWaitingSequences,
+                             int httpPort) {
 
   static WorkerSettings read(ConfigSection s) {
     WorkerSettings w = new WorkerSettings(
@@ -30,7 +33,8 @@ public record WorkerSettings(int kvBlockSize, long maxKvTransferBytes, int kvChu
         s.integer("registry-ttl-ms", 3_000L, 100, 600_000),
         s.integer("kv-capacity-bytes", 4L << 30, 0, 1L << 44),
         s.integer("max-queued-prefill-tokens", 65_536, 1, 1 << 30),
-        s.integer("max-waiting-sequences", 64, 0, 1 << 20));
+        s.integer("max-waiting-sequences", 64, 0, 1 << 20),
+        s.integer("http-port", -1, -1, 65535));
     s.rejectUnknownKeys();
     if (w.registryTtlMs < 2 * w.heartbeatMs) {
       throw new ConfigException("'worker.registry-ttl-ms' must be at least twice 'worker.heartbeat-ms'");
@@ -40,26 +44,31 @@ public record WorkerSettings(int kvBlockSize, long maxKvTransferBytes, int kvChu
 
   public WorkerSettings withMaxKvTransferBytes(long bytes) {
     return new WorkerSettings(kvBlockSize, bytes, kvChunkBytes, kvParkTimeoutMs, maxBatch, prefillConcurrency,
-        heartbeatMs, registryTtlMs, kvCapacityBytes, maxQueuedPrefillTokens, maxWaitingSequences);
+        heartbeatMs, registryTtlMs, kvCapacityBytes, maxQueuedPrefillTokens, maxWaitingSequences, httpPort);
   }
 
   public WorkerSettings withKvParkTimeoutMs(long ms) {
     return new WorkerSettings(kvBlockSize, maxKvTransferBytes, kvChunkBytes, ms, maxBatch, prefillConcurrency,
-        heartbeatMs, registryTtlMs, kvCapacityBytes, maxQueuedPrefillTokens, maxWaitingSequences);
+        heartbeatMs, registryTtlMs, kvCapacityBytes, maxQueuedPrefillTokens, maxWaitingSequences, httpPort);
   }
 
   public WorkerSettings withKvCapacityBytes(long bytes) {
     return new WorkerSettings(kvBlockSize, maxKvTransferBytes, kvChunkBytes, kvParkTimeoutMs, maxBatch, prefillConcurrency,
-        heartbeatMs, registryTtlMs, bytes, maxQueuedPrefillTokens, maxWaitingSequences);
+        heartbeatMs, registryTtlMs, bytes, maxQueuedPrefillTokens, maxWaitingSequences, httpPort);
   }
 
   public WorkerSettings withQueueLimits(int maxBatch, int maxWaitingSequences, int maxQueuedPrefillTokens) {
     return new WorkerSettings(kvBlockSize, maxKvTransferBytes, kvChunkBytes, kvParkTimeoutMs, maxBatch, prefillConcurrency,
-        heartbeatMs, registryTtlMs, kvCapacityBytes, maxQueuedPrefillTokens, maxWaitingSequences);
+        heartbeatMs, registryTtlMs, kvCapacityBytes, maxQueuedPrefillTokens, maxWaitingSequences, httpPort);
+  }
+
+  public WorkerSettings withHttpPort(int port) {
+    return new WorkerSettings(kvBlockSize, maxKvTransferBytes, kvChunkBytes, kvParkTimeoutMs, maxBatch, prefillConcurrency,
+        heartbeatMs, registryTtlMs, kvCapacityBytes, maxQueuedPrefillTokens, maxWaitingSequences, port);
   }
 
   public WorkerSettings withHeartbeat(long heartbeatMs, long registryTtlMs) {
     return new WorkerSettings(kvBlockSize, maxKvTransferBytes, kvChunkBytes, kvParkTimeoutMs, maxBatch, prefillConcurrency,
-        heartbeatMs, registryTtlMs, kvCapacityBytes, maxQueuedPrefillTokens, maxWaitingSequences);
+        heartbeatMs, registryTtlMs, kvCapacityBytes, maxQueuedPrefillTokens, maxWaitingSequences, httpPort);
   }
 }

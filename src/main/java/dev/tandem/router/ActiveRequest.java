@@ -30,6 +30,11 @@ final class ActiveRequest implements DisaggRouter.Handle {
   final Set<String> failedWorkers = new HashSet<>();
   /** A worker refused this request for lack of room: running out of workers is then overload (429), not 503. */
   boolean refusedForCapacity;
+  /** True once the stream moved to another decode worker after tokens had been sent. */
+  boolean failedOver;
+  /** When the last token reached the router (0 before the first): time to first token and between tokens. */
+  long lastTokenNanos;
+  long firstTokenNanos;
   /** When the current decode worker last showed progress (decode started, or a token came). */
   long lastProgressNanos;
   long timerId = -1;
@@ -57,10 +62,11 @@ final class ActiveRequest implements DisaggRouter.Handle {
     return all;
   }
 
-  /** The request's log line: id, outcome, workers, attempts, sizes, duration. */
+  /** The request's log line: id, outcome, workers, attempts, sizes, time to first token, duration. */
   String summary(String outcome) {
-    return String.format("request %d %s: prefill %s, decode %s, attempts %d, prompt %d tokens, generated %d, %d ms",
-        id, outcome, prefillWorker, decodeWorker, attempt, request.promptTokens().length, stream.delivered(),
-        (System.nanoTime() - startNanos) / 1_000_000);
+    String ttft = firstTokenNanos == 0 ? "-" : Long.toString((firstTokenNanos - startNanos) / 1_000_000);
+    return String.format("request %d %s: prefill %s, decode %s, attempts %d, prompt %d tokens, generated %d,"
+            + " ttft %s ms, %d ms", id, outcome, prefillWorker, decodeWorker, attempt, request.promptTokens().length,
+        stream.delivered(), ttft, (System.nanoTime() - startNanos) / 1_000_000);
   }
 }

@@ -12,6 +12,7 @@ import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.TokenEvent;
 import dev.tandem.config.RouterSettings;
+import dev.tandem.metrics.RouterMetrics;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -55,6 +56,7 @@ public final class DisaggRouter {
   private final PairScheduler pairs;
   private final LoadTracker loads;
   private final RouterSettings settings;
+  private final RouterMetrics metrics;
   /** Requests submitted and not yet ended, including those still waiting for an id. */
   private int inFlight;
   private final Map<Long, ActiveRequest> active = new HashMap<>();
@@ -65,7 +67,7 @@ public final class DisaggRouter {
    */
   public DisaggRouter(Vertx vertx, Context context, String routerId, String routerNode, Tokenizer tokenizer,
                       int contextLength, AffinityStore affinity, RequestIdSource ids, PairScheduler pairs,
-                      LoadTracker loads, RouterSettings settings) {
+                      LoadTracker loads, RouterSettings settings, RouterMetrics metrics) {
     this.vertx = vertx;
     this.context = context;
     this.routerId = routerId;
@@ -77,6 +79,7 @@ public final class DisaggRouter {
     this.pairs = pairs;
     this.loads = loads;
     this.settings = settings;
+    this.metrics = metrics;
   }
 
   public Handle submit(GenerationRequest request, TokenSink sink) {
@@ -87,6 +90,7 @@ public final class DisaggRouter {
     if (inFlight >= settings.maxInFlight()) {
       // Refused before anything is taken: nothing to release.
       a.ended = true;
+      metrics.ended(RouterMetrics.Outcome.REJECTED, 0, 0, 0);
       sink.onError(GenerationFailure.overloaded(settings.maxInFlight()));
       return a;
     }
@@ -151,6 +155,14 @@ public final class DisaggRouter {
       end(a, a.refusedForCapacity ? GenerationFailure.workersFull(choice.missingRole())
           : GenerationFailure.noWorkers(choice.missingRole()), null);
       return;
+    }
+    if (attempt == 1) {
+      metrics.queued(System.nanoTime() - a.startNanos);
+      if (a.request.sessionKey() != null) {
+        metrics.affinity(choice.decodeWorker().equals(a.affinityWorker));
+      }
+    } else {
+      metrics.retry(a.stream.delivered() > 0);
     }
     a.decodeWorker = choice.decodeWorker();
     a.prefillWorker = choice.prefillWorker();
@@ -273,6 +285,7 @@ public final class DisaggRouter {
   /** Gives up the current workers (telling them to drop the request) and dispatches again without {@code failed}. */
   private void replace(ActiveRequest a, List<String> failed) {
     a.failedWorkers.addAll(failed);
+    a.failedOver |= a.stream.delivered() > 0;
     JsonObject cancel = CancelRequest.CODEC.encode(new CancelRequest(a.id, "moved"));
     if (a.prefillLoadHeld) {
       // Still prefilling there: stop it, and do not go back (a cancel could overtake a new prefill).
@@ -290,6 +303,16 @@ public final class DisaggRouter {
   }
 
   private void onEvent(ActiveRequest a, TokenEvent event) {
+    if (event.tokens().length > 0) {
+      long now = System.nanoTime();
+      if (a.lastTokenNanos == 0) {
+        a.firstTokenNanos = now;
+        metrics.firstToken(now - a.startNanos);
+      } else {
+        metrics.interToken(now - a.lastTokenNanos);
+      }
+      a.lastTokenNanos = now;
+    }
     boolean ended;
     try {
       ended = a.stream.accept(event);
@@ -319,6 +342,8 @@ public final class DisaggRouter {
     a.ended = true;
     inFlight--;
     logEnd(a, failure, cancelReason);
+    metrics.ended(outcome(a, failure, cancelReason), a.request.promptTokens().length, a.stream.delivered(),
+        System.nanoTime() - a.startNanos);
     if (a.timerId >= 0) {
       vertx.cancelTimer(a.timerId);
     }
@@ -348,6 +373,22 @@ public final class DisaggRouter {
     } else if (failure != null) {
       a.sink.onError(failure);
     }
+  }
+
+  private static RouterMetrics.Outcome outcome(ActiveRequest a, GenerationFailure failure, String cancelReason) {
+    if (cancelReason != null) {
+      return RouterMetrics.Outcome.CANCELLED;
+    }
+    if (failure == null) {
+      return a.failedOver ? RouterMetrics.Outcome.FAILED_OVER : RouterMetrics.Outcome.OK;
+    }
+    if (failure.status() == 504) {
+      return RouterMetrics.Outcome.TIMEOUT;
+    }
+    if (failure.status() == 429) {
+      return RouterMetrics.Outcome.REJECTED;
+    }
+    return failure.status() < 500 ? RouterMetrics.Outcome.CLIENT_ERROR : RouterMetrics.Outcome.ERROR;
   }
 
   /** One line per request: what an operator greps for. */

@@ -3,6 +3,7 @@ package dev.tandem.router;
 import dev.tandem.cluster.WorkerDirectory;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerRole;
+import dev.tandem.router.scheduling.SchedulingObserver;
 import dev.tandem.router.scheduling.SchedulingProfile;
 import dev.tandem.router.scheduling.SchedulingRequest;
 import dev.tandem.router.scheduling.WorkerView;
@@ -27,6 +28,7 @@ final class PairScheduler {
   private final ToIntFunction<String> inFlight;
   private final SchedulingProfile prefillProfile;
   private final SchedulingProfile decodeProfile;
+  private final SchedulingObserver observer;
   private long prefillTick;
   private long decodeTick;
 
@@ -34,17 +36,18 @@ final class PairScheduler {
    * @param inFlight requests in flight on a worker, counted across every router replica
    */
   PairScheduler(WorkerDirectory directory, ToIntFunction<String> inFlight, SchedulingProfile prefillProfile,
-                SchedulingProfile decodeProfile) {
+                SchedulingProfile decodeProfile, SchedulingObserver observer) {
     this.directory = directory;
     this.inFlight = inFlight;
     this.prefillProfile = prefillProfile;
     this.decodeProfile = decodeProfile;
+    this.observer = observer;
   }
 
   Choice choose(String sessionKey, String affinityWorker, int promptTokens, Set<String> avoid) {
     List<WorkerDescriptor> decodeWorkers = directory.workers(WorkerRole.DECODE);
     Optional<WorkerView> decode = decodeProfile.choose(
-        new SchedulingRequest(sessionKey, affinityWorker, promptTokens, decodeTick++), views(decodeWorkers, -1, avoid));
+        new SchedulingRequest(sessionKey, affinityWorker, promptTokens, decodeTick++), views(decodeWorkers, -1, avoid), observer);
     if (decode.isEmpty()) {
       return new Choice(null, null, "decode");
     }
@@ -53,7 +56,7 @@ final class PairScheduler {
         .orElseThrow().modelFingerprint();
     Optional<WorkerView> prefill = prefillProfile.choose(
         new SchedulingRequest(sessionKey, null, promptTokens, prefillTick++),
-        views(directory.workers(WorkerRole.PREFILL), fingerprint, avoid));
+        views(directory.workers(WorkerRole.PREFILL), fingerprint, avoid), observer);
     if (prefill.isEmpty()) {
       return new Choice(null, null, "prefill");
     }

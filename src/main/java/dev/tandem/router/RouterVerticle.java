@@ -5,7 +5,12 @@ import dev.tandem.api.OpenAiRequestParser;
 import dev.tandem.engine.ChatTemplate;
 import dev.tandem.api.HttpApi;
 import dev.tandem.cluster.AffinityStore;
+import dev.tandem.api.OpsRoutes;
+import dev.tandem.cluster.ClusterNode;
 import dev.tandem.cluster.RequestIdSource;
+import dev.tandem.metrics.RegistryGauges;
+import dev.tandem.metrics.RouterMetrics;
+import dev.tandem.metrics.SchedulingMetrics;
 import dev.tandem.cluster.RouterLoadBoard;
 import dev.tandem.config.RouterSettings;
 import dev.tandem.protocol.RouterLoad;
@@ -37,6 +42,7 @@ public final class RouterVerticle extends VerticleBase {
   private final ModelInfo model;
   private final Tokenizer tokenizer;
   private final ChatTemplate chatTemplate;
+  private final ClusterNode node;
   private final HazelcastInstance hazelcast;
   private final String routerId;
   private final String nodeId;
@@ -44,18 +50,20 @@ public final class RouterVerticle extends VerticleBase {
   private RouterLoadBoard loadBoard;
   private LoadReporter loadReporter;
   private long stallTimer = -1;
+  private io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> metricsHandler;
   private DisaggRouter disagg;
   private HttpServer server;
 
   public RouterVerticle(TandemConfig config, ModelInfo model, Tokenizer tokenizer, ChatTemplate chatTemplate,
-                        HazelcastInstance hazelcast, String routerId, String nodeId) {
+                        ClusterNode node, String routerId) {
     this.config = config;
     this.model = model;
     this.tokenizer = tokenizer;
     this.chatTemplate = chatTemplate;
-    this.hazelcast = hazelcast;
+    this.node = node;
+    this.hazelcast = node.hazelcast();
     this.routerId = routerId;
-    this.nodeId = nodeId;
+    this.nodeId = node.nodeId();
   }
 
   @Override
@@ -74,10 +82,20 @@ public final class RouterVerticle extends VerticleBase {
     loadBoard = new RouterLoadBoard(vertx, context, hazelcast, routerId, settings.loadReportTtlMs());
     LoadTracker loads = new LoadTracker();
     // Least-loaded counts every replica's dispatches: ours as they happen, the others' from their reports.
+    var registry = node.metrics().registry();
     PairScheduler pairs = new PairScheduler(directory, w -> loads.inFlight(w) + loadBoard.othersInFlight(w),
-        SchedulingPlugins.profile("prefill", settings.prefill()), SchedulingPlugins.profile("decode", settings.decode()));
+        SchedulingPlugins.profile("prefill", settings.prefill()), SchedulingPlugins.profile("decode", settings.decode()),
+        new SchedulingMetrics(registry));
+    RouterMetrics metrics = new RouterMetrics(registry);
     disagg = new DisaggRouter(vertx, context, routerId, nodeId, tokenizer, model.config().seqLen(),
-        shared.affinity(), shared.ids(), pairs, loads, settings);
+        shared.affinity(), shared.ids(), pairs, loads, settings, metrics);
+    metrics.inFlight(disagg::admitted);
+    RegistryGauges gauges = new RegistryGauges(registry, directory);
+    var scrape = node.metrics().scrapeHandler();
+    metricsHandler = ctx -> {
+      gauges.refresh();
+      scrape.handle(ctx);
+    };
     loadReporter = new LoadReporter(vertx, context, routerId, nodeId, loads, disagg::admitted, settings.loadReportMs());
     stallTimer = vertx.setPeriodic(Math.max(50, Math.min(1000, settings.decodeStallTimeoutMs() / 4)),
         t -> disagg.moveStalled(System.nanoTime()));
@@ -96,7 +114,9 @@ public final class RouterVerticle extends VerticleBase {
     return Future.all(directory.start(), tokens, loadBoard.start())
         .onSuccess(v -> loadReporter.start())
         .compose(v -> vertx.createHttpServer(serverOptions(http.maxBodyBytes()))
-            .requestHandler(HttpApi.create(vertx, http, parser, disagg, directory, this::routers))
+            .requestHandler(HttpApi.create(vertx, http, parser, disagg, directory, this::routers, metricsHandler,
+                new OpsRoutes.Check("cluster", () -> node.joined() ? null : "not a cluster member"),
+                new OpsRoutes.Check("workers", this::missingWorkers)))
             .listen(http.port(), http.host()))
         .onSuccess(s -> server = s);
   }
@@ -110,6 +130,14 @@ public final class RouterVerticle extends VerticleBase {
     int max = (int) Math.min(Integer.MAX_VALUE, Math.max(HttpServerOptions.DEFAULT_MAX_WEBSOCKET_FRAME_SIZE, maxBodyBytes));
     return new HttpServerOptions().setCompressionSupported(false).setHttp2ClearTextEnabled(false)
         .setMaxWebSocketFrameSize(max).setMaxWebSocketMessageSize(max);
+  }
+
+  /** Why this router cannot serve yet (no prefill or no decode worker registered), or null. */
+  private String missingWorkers() {
+    int prefill = directory.workers(dev.tandem.protocol.WorkerRole.PREFILL).size();
+    int decode = directory.workers(dev.tandem.protocol.WorkerRole.DECODE).size();
+    return prefill > 0 && decode > 0 ? null
+        : "registered workers: " + prefill + " prefill, " + decode + " decode; at least one of each is needed";
   }
 
   /** Every live router replica's load as this one sees it: its own, and the others' latest reports. */

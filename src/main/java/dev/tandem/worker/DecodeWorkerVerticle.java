@@ -5,6 +5,7 @@ import dev.tandem.config.WorkerSettings;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.KvCache;
 import dev.tandem.engine.StopCondition;
+import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.CancelRequest;
 import dev.tandem.protocol.DecodeRequest;
@@ -42,6 +43,7 @@ public final class DecodeWorkerVerticle extends VerticleBase {
   private final WorkerSettings settings;
   private final WorkerAnnouncer announcer;
   private final String nodeId;
+  private final WorkerMetrics metrics;
   private KvInbox inbox;
   private DecodeBatch batch;
   private WorkerExecutor compute;
@@ -49,8 +51,9 @@ public final class DecodeWorkerVerticle extends VerticleBase {
   private long steps;
 
   public DecodeWorkerVerticle(String workerId, Engine engine, WorkerSettings settings, WorkerAnnouncer announcer,
-                              String nodeId) {
+                              String nodeId, WorkerMetrics metrics) {
     this.workerId = workerId;
+    this.metrics = metrics;
     this.engine = engine;
     this.settings = settings;
     this.announcer = announcer;
@@ -96,15 +99,18 @@ public final class DecodeWorkerVerticle extends VerticleBase {
 
   /** Why this worker cannot take one more request's KV, or null when it can. */
   private String noRoom() {
-    if (batch.kvBytes() + inbox.parkedBytes() >= settings.kvCapacityBytes()) {
-      return "decode worker is full (kv-capacity-bytes reached)";
-    }
+    String full = null;
     int sequences = batch.activeCount() + batch.waitingCount() + inbox.parkedCount() + inbox.incomingCount();
     int limit = settings.maxBatch() + settings.maxWaitingSequences();
-    if (sequences > limit) {
-      return "decode worker is full (" + limit + " sequences: max-batch + max-waiting-sequences)";
+    if (batch.kvBytes() + inbox.parkedBytes() >= settings.kvCapacityBytes()) {
+      full = "decode worker is full (kv-capacity-bytes reached)";
+    } else if (sequences > limit) {
+      full = "decode worker is full (" + limit + " sequences: max-batch + max-waiting-sequences)";
     }
-    return null;
+    if (full != null) {
+      metrics.refused();
+    }
+    return full;
   }
 
   /** The router on a cluster member that left will never read its tokens: drop its sequences and their KV. */
@@ -171,9 +177,11 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     if (step == null) {
       return;
     }
+    long start = System.nanoTime();
     compute.<DecodeBatch.StepResult>executeBlocking(() -> batch.compute(step), false).onComplete(ar -> {
       if (ar.succeeded()) {
         steps++;
+        metrics.decodeStep(System.nanoTime() - start, step.sequences().size());
         publish(batch.complete(step, ar.result()));
       } else {
         LOG.log(Level.WARNING, "decode step failed on " + workerId, ar.cause());

@@ -5,6 +5,7 @@ import dev.tandem.config.WorkerSettings;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.KvCache;
 import dev.tandem.engine.Sampler;
+import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.CancelRequest;
 import dev.tandem.protocol.JsonCodec;
@@ -45,6 +46,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
   /** A prompt accepted by this worker; {@code cancelled} is read by the compute thread between positions. */
   private static final class Job {
     final PrefillRequest request;
+    final long acceptedNanos = System.nanoTime();
     volatile boolean cancelled;
 
     Job(PrefillRequest request) {
@@ -60,13 +62,15 @@ public final class PrefillWorkerVerticle extends VerticleBase {
   private final WorkerSettings settings;
   private final WorkerAnnouncer announcer;
   private final String nodeId;
+  private final WorkerMetrics metrics;
   private final Map<Long, Job> jobs = new HashMap<>();
   private WorkerExecutor compute;
   private WorkerControl control;
 
   public PrefillWorkerVerticle(String workerId, Engine engine, WorkerSettings settings, WorkerAnnouncer announcer,
-                               String nodeId) {
+                               String nodeId, WorkerMetrics metrics) {
     this.workerId = workerId;
+    this.metrics = metrics;
     this.engine = engine;
     this.settings = settings;
     this.announcer = announcer;
@@ -142,6 +146,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     int queued = queuedTokens();
     if (queued > 0 && queued + request.promptTokens().length > settings.maxQueuedPrefillTokens()) {
       // A bounded queue keeps the wait of what was accepted bounded; the router tries another worker.
+      metrics.refused();
       message.fail(WorkerFailure.BUSY.code(), "prefill queue is full (" + queued + " tokens queued, limit "
           + settings.maxQueuedPrefillTokens() + ")");
       return;
@@ -183,11 +188,14 @@ public final class PrefillWorkerVerticle extends VerticleBase {
 
   private Computed computeKv(Job job) {
     long start = System.nanoTime();
+    metrics.prefillQueued(start - job.acceptedNanos);
     KvCache cache = engine.newCache();
     float[] logits = engine.prefill(cache, job.request.promptTokens(), () -> job.cancelled);
     int first = Sampler.sample(logits, job.request.sampling(), cache.length());
     List<Buffer> chunks = KvTransferCodec.encode(cache, engine.info().fingerprint(), settings.kvChunkBytes());
-    long micros = (System.nanoTime() - start) / 1000;
+    long nanos = System.nanoTime() - start;
+    metrics.prefillComputed(nanos);
+    long micros = nanos / 1000;
     cache.free();
     return new Computed(first, chunks, micros);
   }
@@ -208,6 +216,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     int lastIndex = chunks.size() - 1;
     Buffer last = chunks.get(lastIndex);
     long total = bytes + last.length();
+    long shipStart = System.nanoTime();
     DeliveryOptions options = new KvChunk(id, lastIndex, true, last).deliveryOptions()
         .setSendTimeout(settings.kvParkTimeoutMs());
     return vertx.eventBus().<JsonObject>request(address, last, options).map(reply -> {
@@ -215,6 +224,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
       if (ack.bytesReceived() != total) {
         throw new IllegalStateException("decode worker acknowledged " + ack.bytesReceived() + " of " + total + " bytes");
       }
+      metrics.kvShipped(System.nanoTime() - shipStart, total);
       return new PrefillDone(id, computed.firstToken(), job.request.promptTokens().length, total, computed.micros());
     });
   }

@@ -242,7 +242,7 @@ class WebSocketStreamTest {
       OpenAiRequestParser parser = new OpenAiRequestParser(reference.info(), reference.tokenizer(),
           reference.chatTemplate(), 16);
       HttpServer server = vertx.createHttpServer()
-          .requestHandler(HttpApi.create(vertx, http, parser, null, null, null)).listen(0, "127.0.0.1").await();
+          .requestHandler(HttpApi.create(vertx, http, parser, null, null, null, ctx -> ctx.end())).listen(0, "127.0.0.1").await();
       URI uri = URI.create("ws://127.0.0.1:" + server.actualPort() + "/v1/stream");
       try {
         WebSocketTestClient.HTTP.newWebSocketBuilder().buildAsync(uri, new WebSocket.Listener() { }).get(5, TimeUnit.SECONDS);

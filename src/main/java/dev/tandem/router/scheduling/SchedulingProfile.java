@@ -32,23 +32,36 @@ public final class SchedulingProfile {
 
   /** The chosen worker, or empty when no worker passes the filters. */
   public Optional<WorkerView> choose(SchedulingRequest request, List<WorkerView> workers) {
-    List<WorkerView> candidates = new ArrayList<>(workers.size());
-    for (WorkerView w : workers) {
-      if (filters.stream().allMatch(f -> f.admits(request, w))) {
-        candidates.add(w);
-      }
+    return choose(request, workers, SchedulingObserver.NONE);
+  }
+
+  /** The same choice, with each plugin's time and the result reported to {@code observer}. */
+  public Optional<WorkerView> choose(SchedulingRequest request, List<WorkerView> workers, SchedulingObserver observer) {
+    List<WorkerView> candidates = new ArrayList<>(workers);
+    for (Filter f : filters) {
+      long start = System.nanoTime();
+      candidates.removeIf(w -> !f.admits(request, w));
+      observer.pluginTimed(name, f.name(), System.nanoTime() - start);
     }
     if (candidates.isEmpty()) {
       return Optional.empty();
     }
-    List<Picker.ScoredWorker> scored = new ArrayList<>(candidates.size());
-    for (WorkerView w : candidates) {
-      double total = 0;
-      for (WeightedScorer s : scorers) {
-        total += s.weight() * s.scorer().score(request, w, candidates);
+    double[] totals = new double[candidates.size()];
+    for (WeightedScorer s : scorers) {
+      long start = System.nanoTime();
+      for (int i = 0; i < totals.length; i++) {
+        totals[i] += s.weight() * s.scorer().score(request, candidates.get(i), candidates);
       }
-      scored.add(new Picker.ScoredWorker(w, total));
+      observer.pluginTimed(name, s.scorer().name(), System.nanoTime() - start);
     }
-    return Optional.of(picker.pick(request, scored));
+    List<Picker.ScoredWorker> scored = new ArrayList<>(candidates.size());
+    for (int i = 0; i < totals.length; i++) {
+      scored.add(new Picker.ScoredWorker(candidates.get(i), totals[i]));
+    }
+    long start = System.nanoTime();
+    WorkerView chosen = picker.pick(request, scored);
+    observer.pluginTimed(name, picker.name(), System.nanoTime() - start);
+    observer.chosen(name, chosen.id());
+    return Optional.of(chosen);
   }
 }

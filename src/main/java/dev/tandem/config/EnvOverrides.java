@@ -1,0 +1,73 @@
+package dev.tandem.config;
+
+import io.vertx.core.json.JsonObject;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Environment variables over the configuration file: {@code TANDEM_<SECTION>_<KEY>}, upper case with
+ * dashes as underscores — {@code TANDEM_HTTP_PORT} sets {@code http.port},
+ * {@code TANDEM_ROUTER_MAX_IN_FLIGHT} sets {@code router.max-in-flight}. Values are strings; lists are
+ * comma-separated ({@code TANDEM_CLUSTER_MEMBERS=10.0.0.1:5701,10.0.0.2:5701}). The scheduling
+ * profiles (lists of mappings) are set in the file only. Only variables that start with a section
+ * name are configuration ({@code TANDEM_JAR} is not); within a section an unknown key fails start-up
+ * naming the variable. How containers are configured without rebuilding a ConfigMap.
+ */
+public final class EnvOverrides {
+  static final String PREFIX = "TANDEM_";
+  private static final Set<String> SECTIONS = Set.of("http", "cluster", "model", "worker", "router", "embedded");
+
+  private EnvOverrides() {
+  }
+
+  /**
+   * The file's configuration with every {@code TANDEM_*} variable applied, and which variable set
+   * which key (for error messages).
+   */
+  public static Applied apply(JsonObject fileConfig, Map<String, String> env) {
+    JsonObject json = fileConfig.copy();
+    Map<String, String> origins = new TreeMap<>();
+    for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
+      String name = e.getKey();
+      if (!name.startsWith(PREFIX)) {
+        continue;
+      }
+      String rest = name.substring(PREFIX.length()).toLowerCase(Locale.ROOT);
+      int split = rest.indexOf('_');
+      String section = split < 0 ? rest : rest.substring(0, split);
+      if (!SECTIONS.contains(section) || split < 0 || split == rest.length() - 1) {
+        continue; // not a configuration variable (TANDEM_JAR, TANDEM_HOME, ...): other tools' business
+      }
+      String key = rest.substring(split + 1).replace('_', '-');
+      Object current = json.getValue(section);
+      if (current != null && !(current instanceof JsonObject)) {
+        throw new ConfigException("'" + section + "' must be a mapping");
+      }
+      JsonObject target = current == null ? new JsonObject() : (JsonObject) current;
+      target.put(key, e.getValue());
+      json.put(section, target);
+      origins.put(section + "." + key, name);
+    }
+    return new Applied(json, origins);
+  }
+
+  /** The merged configuration, and the variable behind each key it set. */
+  public record Applied(JsonObject json, Map<String, String> origins) {
+
+    /** Parses the merged configuration; an error about a key set from the environment names the variable. */
+    public TandemConfig parse() {
+      try {
+        return TandemConfig.fromJson(json);
+      } catch (ConfigException e) {
+        for (Map.Entry<String, String> o : origins.entrySet()) {
+          if (e.getMessage().contains("'" + o.getKey() + "'")) {
+            throw new ConfigException(e.getMessage() + " (set by environment variable " + o.getValue() + ")");
+          }
+        }
+        throw e;
+      }
+    }
+  }
+}

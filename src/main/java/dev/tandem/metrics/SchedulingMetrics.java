@@ -4,6 +4,8 @@ import dev.tandem.router.scheduling.SchedulingObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -12,6 +14,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class SchedulingMetrics implements SchedulingObserver {
   private final MeterRegistry registry;
+  // Looked up on every request: cached instead of rebuilt through the registry each time.
+  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+  private final Map<String, Counter> decisions = new ConcurrentHashMap<>();
 
   public SchedulingMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -19,14 +24,16 @@ public final class SchedulingMetrics implements SchedulingObserver {
 
   @Override
   public void pluginTimed(String profile, String plugin, long nanos) {
-    Timer.builder("tandem.scheduling.plugin").tag("profile", profile).tag("plugin", plugin)
-        .description("time one scheduling plugin took for one request").register(registry)
+    timers.computeIfAbsent(profile + '/' + plugin, k -> Timer.builder("tandem.scheduling.plugin")
+            .tag("profile", profile).tag("plugin", plugin)
+            .description("time one scheduling plugin took for one request").register(registry))
         .record(nanos, TimeUnit.NANOSECONDS);
   }
 
   @Override
   public void chosen(String profile, String workerId) {
-    Counter.builder("tandem.scheduling.decisions").tag("profile", profile).tag("worker", workerId)
-        .description("workers chosen, by profile").register(registry).increment();
+    decisions.computeIfAbsent(profile + '/' + workerId, k -> Counter.builder("tandem.scheduling.decisions")
+        .tag("profile", profile).tag("worker", workerId)
+        .description("workers chosen, by profile").register(registry)).increment();
   }
 }

@@ -2,13 +2,18 @@ package dev.tandem.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import dev.tandem.config.ClusterSettings;
+import dev.tandem.config.ConfigException;
 import dev.tandem.config.TandemConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Test;
 
 class HazelcastConfigFactoryTest {
@@ -41,5 +46,41 @@ class HazelcastConfigFactoryTest {
     assertEquals(defaults.router().affinityIdleSeconds(), map.getMaxIdleSeconds());
     assertEquals(defaults.router().affinityMaxEntries(), map.getEvictionConfig().getSize());
     assertTrue(map.getNearCacheConfig() != null && map.getNearCacheConfig().isInvalidateOnChange());
+  }
+
+  @Test
+  void aHazelcastXmlSuppliesNetworkAndJoinWhileNameAndMapsStayTandems(@TempDir Path dir) throws Exception {
+    Path xml = dir.resolve("cluster.xml");
+    Files.writeString(xml, """
+        <hazelcast xmlns="http://www.hazelcast.com/schema/config"
+                   xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+                   xsi:schemaLocation="http://www.hazelcast.com/schema/config
+                   http://www.hazelcast.com/schema/config/hazelcast-config-5.6.xsd">
+          <cluster-name>ignored</cluster-name>
+          <properties><property name="hazelcast.max.no.heartbeat.seconds">7</property></properties>
+          <network>
+            <port auto-increment="false">6801</port>
+            <join>
+              <multicast enabled="false"/>
+              <tcp-ip enabled="true"><member>10.1.2.3:6801</member></tcp-ip>
+            </join>
+          </network>
+        </hazelcast>
+        """);
+    ClusterSettings cluster = defaults.cluster().withName("prod").withHazelcastConfig(xml.toString());
+    Config config = HazelcastConfigFactory.create(cluster, defaults.router());
+    assertEquals("prod", config.getClusterName());
+    assertEquals(6801, config.getNetworkConfig().getPort());
+    assertEquals(List.of("10.1.2.3:6801"), config.getNetworkConfig().getJoin().getTcpIpConfig().getMembers());
+    assertEquals("7", config.getProperty("hazelcast.max.no.heartbeat.seconds"));
+    assertEquals(defaults.router().affinityIdleSeconds(), config.getMapConfig(ClusterNames.AFFINITY).getMaxIdleSeconds());
+    assertTrue(config.getMapConfigs().containsKey(ClusterNames.WORKERS));
+  }
+
+  @Test
+  void aMissingHazelcastXmlNamesTheKey() {
+    ClusterSettings cluster = defaults.cluster().withHazelcastConfig("/nonexistent/cluster.xml");
+    ConfigException e = assertThrows(ConfigException.class, () -> HazelcastConfigFactory.create(cluster, defaults.router()));
+    assertTrue(e.getMessage().contains("cluster.hazelcast-config"), e.getMessage());
   }
 }

@@ -160,7 +160,9 @@ public final class Main implements Callable<Integer> {
 
   static int launch(TandemConfig config, TandemNode.Plan plan) {
     TandemNode node = TandemNode.start(config, plan);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> node.close().await(), "tandem-shutdown"));
+    // SIGTERM drains: running requests finish (up to shutdown-drain-ms) before the node leaves.
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> node.shutdown(config.cluster().shutdownDrainMs()).await(),
+        "tandem-shutdown"));
     System.out.println("Tandem node joined cluster '" + config.cluster().name() + "' (member "
         + node.cluster().hazelcast().getCluster().getLocalMember().getAddress() + ")");
     System.out.println("  model: " + node.engine().info().name() + " (" + node.engine().info().config() + ")");

@@ -144,6 +144,20 @@ public final class TandemNode {
     return opsServer == null ? -1 : opsServer.actualPort();
   }
 
+  /**
+   * A graceful stop (SIGTERM): the router refuses new requests and the workers say they drain, all at
+   * once; then the node waits — at most {@code drainMs} — for what is running to finish, and closes.
+   */
+  public Future<Void> shutdown(long drainMs) {
+    List<Future<Void>> drained = new ArrayList<>();
+    if (router != null) {
+      drained.add(router.drainForShutdown(drainMs));
+    }
+    prefillWorkers.forEach(w -> drained.add(w.drainForShutdown(drainMs)));
+    decodeWorkers.forEach(w -> drained.add(w.drainForShutdown(drainMs)));
+    return Future.join(drained).transform(ar -> close());
+  }
+
   public Future<Void> close() {
     deployed = false;
     if (members != null) {

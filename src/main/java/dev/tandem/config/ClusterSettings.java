@@ -8,11 +8,14 @@ import java.util.List;
  * those (e.g. Kubernetes discovery).
  *
  * @param hazelcastConfig path of a Hazelcast member XML; empty = the built-in loopback-safe TCP-IP join
+ * @param shutdownDrainMs  on SIGTERM, how long a node lets running requests finish (routers refuse new
+ *                         ones, workers drain) before it leaves the cluster
  */
-public record ClusterSettings(String name, String host, int port, List<String> members, String hazelcastConfig) {
+public record ClusterSettings(String name, String host, int port, List<String> members, String hazelcastConfig,
+                              long shutdownDrainMs) {
 
   public ClusterSettings(String name, String host, int port, List<String> members) {
-    this(name, host, port, members, "");
+    this(name, host, port, members, "", 30_000);
   }
 
   static ClusterSettings read(ConfigSection s) {
@@ -21,24 +24,25 @@ public record ClusterSettings(String name, String host, int port, List<String> m
         s.string("host", "127.0.0.1"),
         s.integer("port", 5701, 1, 65535),
         List.copyOf(s.strings("members")),
-        s.string("hazelcast-config", ""));
+        s.string("hazelcast-config", ""),
+        s.integer("shutdown-drain-ms", 30_000L, 0, 3_600_000));
     s.rejectUnknownKeys();
     return c;
   }
 
   public ClusterSettings withName(String name) {
-    return new ClusterSettings(name, host, port, members, hazelcastConfig);
+    return new ClusterSettings(name, host, port, members, hazelcastConfig, shutdownDrainMs);
   }
 
   public ClusterSettings withMembers(List<String> members) {
-    return new ClusterSettings(name, host, port, List.copyOf(members), hazelcastConfig);
+    return new ClusterSettings(name, host, port, List.copyOf(members), hazelcastConfig, shutdownDrainMs);
   }
 
   public ClusterSettings withPort(int port) {
-    return new ClusterSettings(name, host, port, members, hazelcastConfig);
+    return new ClusterSettings(name, host, port, members, hazelcastConfig, shutdownDrainMs);
   }
 
   public ClusterSettings withHazelcastConfig(String path) {
-    return new ClusterSettings(name, host, port, members, path);
+    return new ClusterSettings(name, host, port, members, path, shutdownDrainMs);
   }
 }

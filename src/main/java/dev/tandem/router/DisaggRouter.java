@@ -57,6 +57,8 @@ public final class DisaggRouter {
   private final LoadTracker loads;
   private final RouterSettings settings;
   private final RouterMetrics metrics;
+  /** Set when the node shuts down: running requests finish, new ones are refused. */
+  private boolean stopping;
   /** Requests submitted and not yet ended, including those still waiting for an id. */
   private int inFlight;
   private final Map<Long, ActiveRequest> active = new HashMap<>();
@@ -87,6 +89,12 @@ public final class DisaggRouter {
     ActiveRequest a = new ActiveRequest(request, sink, tokenizer,
         () -> context.runOnContext(v -> end(self[0], null, "cancelled")));
     self[0] = a;
+    if (stopping) {
+      a.ended = true;
+      metrics.ended(RouterMetrics.Outcome.REJECTED, 0, 0, 0);
+      sink.onError(GenerationFailure.shuttingDown());
+      return a;
+    }
     if (inFlight >= settings.maxInFlight()) {
       // Refused before anything is taken: nothing to release.
       a.ended = true;
@@ -431,6 +439,15 @@ public final class DisaggRouter {
   /** Requests in flight on this router. */
   public int activeRequests() {
     return active.size();
+  }
+
+  /** From now on new requests are refused (503); those running go on. Event loop only. */
+  public void stopAdmitting() {
+    stopping = true;
+  }
+
+  public boolean stopping() {
+    return stopping;
   }
 
   /** Requests admitted and not yet ended (including those still waiting for an id). */

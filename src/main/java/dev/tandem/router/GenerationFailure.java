@@ -20,6 +20,11 @@ public final class GenerationFailure extends RuntimeException {
         "no " + role + " worker is available");
   }
 
+  public static GenerationFailure shuttingDown() {
+    return new GenerationFailure(503, "service_unavailable", "shutting_down",
+        "this router is shutting down; retry on another replica");
+  }
+
   public static GenerationFailure timeout(long ms) {
     return new GenerationFailure(504, "timeout", "request_timeout", "the request did not finish within " + ms + " ms");
   }

@@ -116,7 +116,8 @@ public final class RouterVerticle extends VerticleBase {
         .compose(v -> vertx.createHttpServer(serverOptions(http.maxBodyBytes()))
             .requestHandler(HttpApi.create(vertx, http, parser, disagg, directory, this::routers, metricsHandler,
                 new OpsRoutes.Check("cluster", () -> node.joined() ? null : "not a cluster member"),
-                new OpsRoutes.Check("workers", this::missingWorkers)))
+                new OpsRoutes.Check("workers", this::missingWorkers),
+                new OpsRoutes.Check("admitting", () -> disagg.stopping() ? "shutting down" : null)))
             .listen(http.port(), http.host()))
         .onSuccess(s -> server = s);
   }
@@ -130,6 +131,25 @@ public final class RouterVerticle extends VerticleBase {
     int max = (int) Math.min(Integer.MAX_VALUE, Math.max(HttpServerOptions.DEFAULT_MAX_WEBSOCKET_FRAME_SIZE, maxBodyBytes));
     return new HttpServerOptions().setCompressionSupported(false).setHttp2ClearTextEnabled(false)
         .setMaxWebSocketFrameSize(max).setMaxWebSocketMessageSize(max);
+  }
+
+  /**
+   * Before a shutdown: refuse new requests (and report unready, so a load balancer stops sending),
+   * then wait until the running ones end or {@code timeoutMs} passes. Call from any thread.
+   */
+  public Future<Void> drainForShutdown(long timeoutMs) {
+    io.vertx.core.Promise<Void> done = io.vertx.core.Promise.promise();
+    long deadline = System.nanoTime() + timeoutMs * 1_000_000;
+    context.runOnContext(v -> {
+      disagg.stopAdmitting();
+      vertx.setPeriodic(1, 50, t -> {
+        if (disagg.admitted() == 0 || System.nanoTime() > deadline) {
+          vertx.cancelTimer(t);
+          done.tryComplete();
+        }
+      });
+    });
+    return done.future();
   }
 
   /** Why this router cannot serve yet (no prefill or no decode worker registered), or null. */

@@ -113,6 +113,14 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     return full;
   }
 
+  /** Drains before a shutdown (see {@link WorkerControl#drainForShutdown}); call from any thread. */
+  public Future<Void> drainForShutdown(long timeoutMs) {
+    io.vertx.core.Promise<Void> done = io.vertx.core.Promise.promise();
+    context.runOnContext(v -> control.drainForShutdown(timeoutMs, () -> batch.activeCount() + batch.waitingCount()
+        + inbox.parkedCount() + inbox.incomingCount() == 0).onComplete(done));
+    return done.future();
+  }
+
   /** The router on a cluster member that left will never read its tokens: drop its sequences and their KV. */
   public void onRouterNodeLeft(String nodeId) {
     context.runOnContext(v -> {

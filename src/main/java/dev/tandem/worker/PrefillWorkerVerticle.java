@@ -105,6 +105,13 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     return queued;
   }
 
+  /** Drains before a shutdown (see {@link WorkerControl#drainForShutdown}); call from any thread. */
+  public Future<Void> drainForShutdown(long timeoutMs) {
+    io.vertx.core.Promise<Void> done = io.vertx.core.Promise.promise();
+    context.runOnContext(v -> control.drainForShutdown(timeoutMs, jobs::isEmpty).onComplete(done));
+    return done.future();
+  }
+
   /** A router on a cluster member that left will never take the KV: stop computing it. */
   public void onRouterNodeLeft(String nodeId) {
     context.runOnContext(v -> {

@@ -52,6 +52,24 @@ final class WorkerControl {
     return Future.all(ready).compose(v -> announcer.start(descriptor));
   }
 
+  /**
+   * Drains before a shutdown: says so in the registry (routers send nothing new), then waits until
+   * {@code idle} holds or {@code timeoutMs} passes. Completes either way; what is left moves to other
+   * workers when this one leaves.
+   */
+  Future<Void> drainForShutdown(long timeoutMs, java.util.function.BooleanSupplier idle) {
+    draining = true;
+    long deadline = System.nanoTime() + timeoutMs * 1_000_000;
+    io.vertx.core.Promise<Void> done = io.vertx.core.Promise.promise();
+    announcer.announceNow().onComplete(ar -> vertx.setPeriodic(1, 50, t -> {
+      if (idle.getAsBoolean() || System.nanoTime() > deadline) {
+        vertx.cancelTimer(t);
+        done.tryComplete();
+      }
+    }));
+    return done.future();
+  }
+
   /** Leaves the registry at once, so routers stop scheduling onto this worker. */
   Future<Void> stop() {
     return announcer.stop();

@@ -47,6 +47,8 @@ export async function startTandem({ configYaml, extraArgs = [] } = {}) {
   let tempDir;
   const args = ['-Xmx1g', '-jar', JAR,
     '--http-port', '0',
+    // Any free bridge port: test files run in parallel, and the default 7000 may be taken.
+    '--bridge-port', '0',
     '--cluster-name', `tandem-node-test-${randomBytes(6).toString('hex')}`,
     '--cluster-port', String(5900 + randomInt(1000))];
   if (configYaml !== undefined) {

@@ -40,6 +40,8 @@ public final class Main implements Callable<Integer> {
     Integer clusterPort;
     @Option(names = "--http-port", description = "router HTTP port")
     Integer httpPort;
+    @Option(names = "--bridge-port", description = "router TCP event-bus bridge port (-1 = none, 0 = any free port)")
+    Integer bridgePort;
 
     TandemConfig load() {
       Path file = config != null ? config : Path.of("conf", "tandem.yaml");
@@ -62,6 +64,12 @@ public final class Main implements Callable<Integer> {
       }
       if (httpPort != null) {
         c = c.withHttp(c.http().withPort(httpPort));
+      }
+      if (bridgePort != null) {
+        if (bridgePort < -1 || bridgePort > 65535) {
+          throw new ConfigException("--bridge-port must be between -1 and 65535, got " + bridgePort);
+        }
+        c = c.withBridge(c.bridge().withTcpPort(bridgePort));
       }
       return c;
     }
@@ -175,6 +183,10 @@ public final class Main implements Callable<Integer> {
     if (node.router() != null) {
       String url = "http://" + config.http().host() + ":" + node.router().httpPort();
       System.out.println("  router " + node.router().routerId() + " listening on " + url);
+      if (node.router().bridge() != null) {
+        System.out.println("  event-bus bridge listening on tcp://" + config.bridge().host() + ":"
+            + node.router().bridge().tcpPort());
+      }
       System.out.println("Try:");
       System.out.println("  curl -N " + url + "/v1/completions -H 'Content-Type: application/json' "
           + "-d '{\"prompt\": \"Once upon a time\", \"max_tokens\": 32, \"stream\": true}'");

@@ -20,9 +20,11 @@ public final class TestNodes {
     // A free base port and an explicit seed address: joining "127.0.0.1" alone probes only 5701-5703,
     // which other builds on the machine may hold, splitting a test's members into separate clusters.
     int port = freePort();
+    // No bridge unless a test asks for one: the default port 7000 would clash between nodes and builds.
     return defaults
         .withCluster(new ClusterSettings(name, "127.0.0.1", port, List.of("127.0.0.1:" + port)))
-        .withHttp(defaults.http().withPort(0));
+        .withHttp(defaults.http().withPort(0))
+        .withBridge(defaults.bridge().withTcpPort(-1));
   }
 
   private static int freePort() {

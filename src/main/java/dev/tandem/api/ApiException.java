@@ -15,6 +15,12 @@ public final class ApiException extends RuntimeException {
     this.code = code;
   }
 
+  /** A failure from parsing a request: an ApiException as it is, anything else (a bug) as a 500. */
+  public static ApiException from(Throwable cause) {
+    return cause instanceof ApiException e ? e
+        : new ApiException(500, "server_error", null, "internal_error", "internal error: " + cause);
+  }
+
   public static ApiException invalid(String param, String message) {
     return new ApiException(400, "invalid_request_error", param, "invalid_value", message);
   }

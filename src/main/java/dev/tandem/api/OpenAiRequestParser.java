@@ -40,6 +40,18 @@ public final class OpenAiRequestParser {
     this.defaultMaxTokens = defaultMaxTokens;
   }
 
+  /**
+   * A body on a channel that takes both kinds and always streams (the WebSocket, the event-bus
+   * bridge): chat when it has {@code messages}, completions otherwise. {@code stream} defaults to
+   * true there; it only matters to {@code stream_options}.
+   */
+  public CompletionCall parseStreaming(JsonObject body, String sessionHeader) {
+    if (!body.containsKey("stream")) {
+      body.put("stream", true);
+    }
+    return body.containsKey("messages") ? parseChat(body, sessionHeader) : parseCompletion(body, sessionHeader);
+  }
+
   public CompletionCall parseCompletion(JsonObject body, String sessionHeader) {
     refuseUnsupported(body, COMPLETION_UNSUPPORTED);
     if (RequestFields.integer(body, "best_of", 1) != 1) {

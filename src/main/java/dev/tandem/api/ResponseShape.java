@@ -46,10 +46,7 @@ abstract class ResponseShape {
   }
 
   static JsonObject usage(Usage usage) {
-    return new JsonObject()
-        .put("prompt_tokens", usage.promptTokens())
-        .put("completion_tokens", usage.completionTokens())
-        .put("total_tokens", usage.totalTokens());
+    return usage.toJson();
   }
 
   static JsonArray ids(int[] tokens) {

@@ -153,23 +153,17 @@ final class WebSocketSession {
       return;
     }
     body.remove("id");
-    // Everything on this socket streams; "stream" only matters to the parser for stream_options.
-    if (!body.containsKey("stream")) {
-      body.put("stream", true);
-    }
     // The id is taken now, so a duplicate or a cancel that arrives while the prompt is tokenized finds it.
     WebSocketSink sink = new WebSocketSink(this, id, key);
     running.put(key, sink);
     // Tokenizing is model work: off the event loop, like the HTTP endpoints.
-    Vertx.currentContext().<CompletionCall>executeBlocking(() -> body.containsKey("messages")
-        ? parser.parseChat(body, sessionHeader) : parser.parseCompletion(body, sessionHeader), false)
+    Vertx.currentContext().<CompletionCall>executeBlocking(() -> parser.parseStreaming(body, sessionHeader), false)
         .onComplete(ar -> {
           if (sink.ended()) {
             return; // cancelled or the socket closed meanwhile
           }
           if (ar.failed()) {
-            sink.refuse(ar.cause() instanceof ApiException e ? e
-                : new ApiException(500, "server_error", null, "internal_error", "internal error: " + ar.cause()));
+            sink.refuse(ApiException.from(ar.cause()));
             return;
           }
           CompletionCall call = ar.result();

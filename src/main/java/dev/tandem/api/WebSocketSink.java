@@ -149,8 +149,6 @@ final class WebSocketSink implements TokenSink {
   }
 
   private JsonObject done(String finishReason, int prompt, int completion) {
-    return frame("done").put("finish_reason", finishReason)
-        .put("usage", new JsonObject().put("prompt_tokens", prompt).put("completion_tokens", completion)
-            .put("total_tokens", prompt + completion));
+    return frame("done").put("finish_reason", finishReason).put("usage", new Usage(prompt, completion).toJson());
   }
 }

@@ -17,7 +17,7 @@ import java.util.TreeMap;
  */
 public final class EnvOverrides {
   static final String PREFIX = "TANDEM_";
-  private static final Set<String> SECTIONS = Set.of("http", "cluster", "model", "worker", "router", "embedded");
+  private static final Set<String> SECTIONS = Set.of("http", "bridge", "cluster", "model", "worker", "router", "embedded");
 
   private EnvOverrides() {
   }

@@ -6,8 +6,8 @@ import io.vertx.core.json.JsonObject;
  * The whole configuration, read once at start-up from {@code conf/tandem.yaml} (plus overrides) into
  * immutable records with defaults. Unknown keys fail start-up with their name.
  */
-public record TandemConfig(HttpSettings http, ClusterSettings cluster, ModelSettings model, WorkerSettings worker,
-                           RouterSettings router, EmbeddedSettings embedded) {
+public record TandemConfig(HttpSettings http, BridgeSettings bridge, ClusterSettings cluster, ModelSettings model,
+                           WorkerSettings worker, RouterSettings router, EmbeddedSettings embedded) {
 
   /** How many workers {@code tandem all} starts in its one JVM. */
   public record EmbeddedSettings(int prefillWorkers, int decodeWorkers) {
@@ -22,6 +22,7 @@ public record TandemConfig(HttpSettings http, ClusterSettings cluster, ModelSett
     ConfigSection root = new ConfigSection("", json);
     TandemConfig config = new TandemConfig(
         HttpSettings.read(root.section("http")),
+        BridgeSettings.read(root.section("bridge")),
         ClusterSettings.read(root.section("cluster")),
         ModelSettings.read(root.section("model")),
         WorkerSettings.read(root.section("worker")),
@@ -36,22 +37,26 @@ public record TandemConfig(HttpSettings http, ClusterSettings cluster, ModelSett
   }
 
   public TandemConfig withHttp(HttpSettings http) {
-    return new TandemConfig(http, cluster, model, worker, router, embedded);
+    return new TandemConfig(http, bridge, cluster, model, worker, router, embedded);
+  }
+
+  public TandemConfig withBridge(BridgeSettings bridge) {
+    return new TandemConfig(http, bridge, cluster, model, worker, router, embedded);
   }
 
   public TandemConfig withCluster(ClusterSettings cluster) {
-    return new TandemConfig(http, cluster, model, worker, router, embedded);
+    return new TandemConfig(http, bridge, cluster, model, worker, router, embedded);
   }
 
   public TandemConfig withModel(ModelSettings model) {
-    return new TandemConfig(http, cluster, model, worker, router, embedded);
+    return new TandemConfig(http, bridge, cluster, model, worker, router, embedded);
   }
 
   public TandemConfig withWorker(WorkerSettings worker) {
-    return new TandemConfig(http, cluster, model, worker, router, embedded);
+    return new TandemConfig(http, bridge, cluster, model, worker, router, embedded);
   }
 
   public TandemConfig withRouter(RouterSettings router) {
-    return new TandemConfig(http, cluster, model, worker, router, embedded);
+    return new TandemConfig(http, bridge, cluster, model, worker, router, embedded);
   }
 }

@@ -1,5 +1,7 @@
 package dev.tandem.protocol;
 
+import java.util.regex.Pattern;
+
 /**
  * Every event-bus address Tandem uses. Addresses stand in for the seed's (rank, tag) pairs: a
  * worker's id names its inbox, the suffix names the message kind. Nothing else spells an address.
@@ -18,8 +20,21 @@ public final class Addresses {
   public static final String ROUTER_LOADS = "tandem.routers.load";
   /** Prefix of the addresses bridge clients register to receive their tokens. */
   public static final String CLIENT_PREFIX = "tandem.client.";
+  /** {@link #CLIENT_PREFIX} and at least one more character, as a bridge permission regex. */
+  public static final String CLIENT_REGEX = "tandem\\.client\\..+";
+  private static final Pattern CLIENT = Pattern.compile(CLIENT_REGEX);
 
   private Addresses() {
+  }
+
+  /** A bridge client's own address, where the router pushes its tokens ({@code id}: e.g. a UUID). */
+  public static String client(String id) {
+    return CLIENT_PREFIX + id;
+  }
+
+  /** True for an address a bridge client may receive on ({@link #CLIENT_REGEX}). */
+  public static boolean isClient(String address) {
+    return address != null && CLIENT.matcher(address).matches();
   }
 
   /** PREFILL_REQUEST (seed tag 30); the reply is PREFILL_DONE (31). */

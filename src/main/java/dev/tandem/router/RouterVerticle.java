@@ -2,6 +2,7 @@ package dev.tandem.router;
 
 import com.hazelcast.core.HazelcastInstance;
 import dev.tandem.api.OpenAiRequestParser;
+import dev.tandem.bridge.ClientBridge;
 import dev.tandem.engine.ChatTemplate;
 import dev.tandem.api.HttpApi;
 import dev.tandem.cluster.AffinityStore;
@@ -53,6 +54,7 @@ public final class RouterVerticle extends VerticleBase {
   private io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> metricsHandler;
   private DisaggRouter disagg;
   private HttpServer server;
+  private ClientBridge bridge;
 
   public RouterVerticle(TandemConfig config, ModelInfo model, Tokenizer tokenizer, ChatTemplate chatTemplate,
                         ClusterNode node, String routerId) {
@@ -119,7 +121,11 @@ public final class RouterVerticle extends VerticleBase {
                 new OpsRoutes.Check("workers", this::missingWorkers),
                 new OpsRoutes.Check("admitting", () -> disagg.stopping() ? "shutting down" : null)))
             .listen(http.port(), http.host()))
-        .onSuccess(s -> server = s);
+        .onSuccess(s -> server = s)
+        .compose(s -> config.bridge().tcpEnabled()
+            ? ClientBridge.start(vertx, config.bridge(), parser, disagg, settings.requestTimeoutMs())
+                .onSuccess(b -> bridge = b)
+            : Future.succeededFuture());
   }
 
   /**
@@ -179,12 +185,18 @@ public final class RouterVerticle extends VerticleBase {
     }
     Future<Void> board = loadBoard == null ? Future.succeededFuture() : loadBoard.stop();
     Future<Void> dir = directory == null ? Future.succeededFuture() : directory.stop();
-    return Future.all(board, dir);
+    Future<Void> clients = bridge == null ? Future.succeededFuture() : bridge.stop();
+    return Future.all(board, dir, clients);
   }
 
   /** The port HTTP listens on (the configured one, or the one the OS chose for port 0). */
   public int httpPort() {
     return server.actualPort();
+  }
+
+  /** The client event-bus bridge, or null when {@code bridge.tcp-port} is -1. */
+  public ClientBridge bridge() {
+    return bridge;
   }
 
   public String routerId() {

@@ -144,7 +144,8 @@ public final class TandemCluster implements AutoCloseable {
     List<String> args = new ArrayList<>(List.of("--config", config.toString(), "--cluster-name", name,
         "--cluster-port", Integer.toString(basePort), "--join", "127.0.0.1:" + basePort));
     if (node.mode().equals("router") || node.mode().equals("all")) {
-      args.addAll(List.of("--http-port", "0"));
+      // Any free bridge port: several routers share the host, and the default 7000 may be taken.
+      args.addAll(List.of("--http-port", "0", "--bridge-port", "0"));
     }
     if (node.workerId() != null) {
       args.addAll(List.of("--worker-id", node.workerId()));

@@ -1,0 +1,120 @@
+"""Test harness: starts a real Tandem JVM (router + 2 prefill + 2 decode workers, built-in model) on
+127.0.0.1 and hands back its HTTP and bridge ports.
+
+The jar is target/tandem.jar of this project (mvn package builds it before the integration-test
+phase that runs these tests); TANDEM_JAR overrides it. Every server gets its own random cluster name,
+a free bridge port passed as TANDEM_BRIDGE_TCP_PORT, and HTTP on any free port, read from its output.
+TANDEM_SERVER_LOG=1 echoes the server's output.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from pathlib import Path
+from typing import Dict, Optional
+
+PROJECT_DIR = Path(__file__).resolve().parents[3]
+JAR = Path(os.environ.get("TANDEM_JAR") or PROJECT_DIR / "target" / "tandem.jar").resolve()
+START_TIMEOUT_S = 60.0
+STOP_GRACE_S = 5.0
+HTTP_READY = re.compile(r"listening on http://127\.0\.0\.1:(\d+)")
+BRIDGE_READY = re.compile(r"event-bus bridge listening on tcp://127\.0\.0\.1:(\d+)")
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _java() -> str:
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "java").exists():
+        return str(Path(home) / "bin" / "java")
+    return shutil.which("java") or "java"
+
+
+class TandemServer:
+    """A running Tandem node; stop() ends it (SIGTERM, then SIGKILL after a grace period)."""
+
+    def __init__(self, env: Optional[Dict[str, str]] = None):
+        if not JAR.is_file():
+            raise RuntimeError(f"{JAR} does not exist: build it first (mvn -DskipTests package)")
+        self.bridge_port = free_port()
+        self.http_port: Optional[int] = None
+        self._lines: deque = deque(maxlen=300)
+        self._ready = threading.Condition()
+        self._args = [_java(), "-Xmx1g", "-jar", str(JAR),
+                      "--http-port", "0",
+                      "--cluster-name", "tandem-py-test-" + secrets.token_hex(6),
+                      "--cluster-port", str(5900 + random.randrange(1000))]
+        full_env = dict(os.environ)
+        full_env["TANDEM_BRIDGE_TCP_PORT"] = str(self.bridge_port)
+        full_env.update(env or {})
+        self._process = subprocess.Popen(self._args, cwd=PROJECT_DIR, env=full_env, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                         encoding="utf-8", errors="replace")
+        # Always drain the pipe: a JVM whose pipe is full blocks.
+        self._pump = threading.Thread(target=self._read_output, name="tandem-server-output", daemon=True)
+        self._pump.start()
+        try:
+            self._await_ready()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _read_output(self) -> None:
+        assert self._process.stdout is not None
+        for line in self._process.stdout:
+            line = line.rstrip("\n")
+            if os.environ.get("TANDEM_SERVER_LOG"):
+                print(f"[tandem] {line}", file=sys.stderr)
+            with self._ready:
+                self._lines.append(line)
+                self._ready.notify_all()
+        with self._ready:
+            self._ready.notify_all()
+
+    def _await_ready(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        with self._ready:
+            while True:
+                http = next((m for m in map(HTTP_READY.search, self._lines) if m), None)
+                bridge = next((m for m in map(BRIDGE_READY.search, self._lines) if m), None)
+                if http and bridge:
+                    self.http_port = int(http.group(1))
+                    if int(bridge.group(1)) != self.bridge_port:
+                        raise RuntimeError(f"the bridge listens on {bridge.group(1)}, not the port given "
+                                           f"({self.bridge_port})")
+                    return
+                if self._process.poll() is not None:
+                    raise RuntimeError(f"Tandem exited (code {self._process.returncode}) before it was ready\n"
+                                       + self.log())
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise RuntimeError(f"Tandem was not ready within {START_TIMEOUT_S} s\n" + self.log())
+                self._ready.wait(min(left, 0.5))
+
+    def log(self) -> str:
+        with self._ready:
+            return f"--- {' '.join(self._args)}\n" + "\n".join(self._lines)
+
+    def stop(self) -> None:
+        if self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(STOP_GRACE_S)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait(STOP_GRACE_S)
+        self._pump.join(STOP_GRACE_S)

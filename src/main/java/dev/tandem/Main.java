@@ -169,8 +169,14 @@ public final class Main implements Callable<Integer> {
   static int launch(TandemConfig config, TandemNode.Plan plan) {
     TandemNode node = TandemNode.start(config, plan);
     // SIGTERM drains: running requests finish (up to shutdown-drain-ms) before the node leaves.
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> node.shutdown(config.cluster().shutdownDrainMs()).await(),
-        "tandem-shutdown"));
+    long drainMs = config.cluster().shutdownDrainMs();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        node.shutdown(drainMs).await(drainMs + 10_000, java.util.concurrent.TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        System.err.println("tandem: shutdown did not finish in " + (drainMs + 10_000) + " ms; exiting anyway");
+      }
+    }, "tandem-shutdown"));
     System.out.println("Tandem node joined cluster '" + config.cluster().name() + "' (member "
         + node.cluster().hazelcast().getCluster().getLocalMember().getAddress() + ")");
     System.out.println("  model: " + node.engine().info().name() + " (" + node.engine().info().config() + ")");

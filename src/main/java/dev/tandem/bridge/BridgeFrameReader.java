@@ -89,6 +89,12 @@ final class BridgeFrameReader implements Handler<Buffer> {
       skipping -= dropped;
       pos += dropped;
     }
-    pending = pos == pending.length() ? Buffer.buffer() : pending.getBuffer(pos, pending.length());
+    // Compact only after consuming: copying an incomplete frame on every read would cost O(n^2)
+    // for a frame that arrives in many small reads, all on the router's event loop.
+    if (pos == pending.length()) {
+      pending = Buffer.buffer();
+    } else if (pos > 0) {
+      pending = pending.getBuffer(pos, pending.length());
+    }
   }
 }

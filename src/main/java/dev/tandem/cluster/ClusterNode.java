@@ -18,15 +18,20 @@ public final class ClusterNode {
   private final Vertx vertx;
   private final HazelcastClusterManager clusterManager;
   private final NodeMetrics metrics;
+  private final String nodeId;
 
-  private ClusterNode(Vertx vertx, HazelcastClusterManager clusterManager, NodeMetrics metrics) {
+  private ClusterNode(Vertx vertx, HazelcastClusterManager clusterManager, NodeMetrics metrics, String nodeId) {
+    this.nodeId = nodeId;
     this.vertx = vertx;
     this.clusterManager = clusterManager;
     this.metrics = metrics;
   }
 
   public static Future<ClusterNode> start(ClusterSettings cluster, RouterSettings router) {
-    HazelcastClusterManager manager = new HazelcastClusterManager(HazelcastConfigFactory.create(cluster, router));
+    String nodeId = java.util.UUID.randomUUID().toString();
+    com.hazelcast.config.Config config = HazelcastConfigFactory.create(cluster, router);
+    config.getMemberAttributeConfig().setAttribute(ClusterNames.NODE_ID_ATTRIBUTE, nodeId);
+    HazelcastClusterManager manager = new HazelcastClusterManager(config);
     NodeMetrics metrics = new NodeMetrics();
     VertxOptions options = new VertxOptions()
         .setMetricsOptions(metrics.vertxMetricsOptions())
@@ -36,7 +41,7 @@ public final class ClusterNode {
             .setPort(0));
     return Vertx.builder().with(options).withClusterManager(manager).withMetrics(metrics.vertxMetricsFactory())
         .buildClustered()
-        .map(vertx -> new ClusterNode(vertx, manager, metrics));
+        .map(vertx -> new ClusterNode(vertx, manager, metrics, nodeId));
   }
 
   public NodeMetrics metrics() {
@@ -58,12 +63,12 @@ public final class ClusterNode {
   }
 
   /**
-   * This node's Hazelcast member UUID: registry entries and requests carry it so that what belongs to a
-   * member goes when {@link MemberWatch} reports it gone. (Not Vert.x's node id, which is a separate
-   * random UUID and never appears in membership events.)
+   * This node's id: registry entries and requests carry it so that what belongs to a member goes when
+   * {@link MemberWatch} reports it gone. Our own id, kept as a member attribute — not the Hazelcast
+   * member UUID, which Hazelcast renews when split clusters merge or a member rejoins.
    */
   public String nodeId() {
-    return hazelcast().getCluster().getLocalMember().getUuid().toString();
+    return nodeId;
   }
 
   public Future<Void> close() {

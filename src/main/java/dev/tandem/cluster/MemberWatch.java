@@ -1,5 +1,6 @@
 package dev.tandem.cluster;
 
+import com.hazelcast.cluster.Member;
 import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
 import com.hazelcast.core.HazelcastInstance;
@@ -32,10 +33,19 @@ public final class MemberWatch {
 
       @Override
       public void memberRemoved(MembershipEvent event) {
-        onLeft.accept(event.getMember().getUuid().toString());
+        onLeft.accept(nodeId(event.getMember()));
       }
     });
     return watch;
+  }
+
+  /**
+   * The member's stable id ({@link ClusterNode#nodeId()}, a member attribute); the member UUID is not
+   * stable: Hazelcast renews it when split clusters merge or a member rejoins.
+   */
+  static String nodeId(Member member) {
+    String id = member.getAttribute(ClusterNames.NODE_ID_ATTRIBUTE);
+    return id != null ? id : member.getUuid().toString();
   }
 
   /** Stops watching; may block briefly. */

@@ -32,6 +32,8 @@ public final class WorkerDirectory {
   private final HazelcastInstance hazelcast;
   private final IMap<String, String> map;
   private final Map<String, WorkerDescriptor> workers = new ConcurrentHashMap<>();
+  /** When each worker's decode step count last moved (or it appeared): a stuck worker's stays put. */
+  private final Map<String, Long> progress = new ConcurrentHashMap<>();
   private final List<java.util.function.Consumer<String>> removalListeners =
       new java.util.concurrent.CopyOnWriteArrayList<>();
   private UUID entryListener;
@@ -72,6 +74,7 @@ public final class WorkerDirectory {
   }
 
   private void remove(String workerId) {
+    progress.remove(workerId);
     if (workers.remove(workerId) != null) {
       removalListeners.forEach(l -> l.accept(workerId));
     }
@@ -88,7 +91,10 @@ public final class WorkerDirectory {
   private void upsert(String key, String json) {
     try {
       WorkerDescriptor d = WorkerDescriptor.CODEC.decode(new JsonObject(json));
-      workers.put(key, d);
+      WorkerDescriptor before = workers.put(key, d);
+      if (before == null || before.load().decodeSteps() != d.load().decodeSteps()) {
+        progress.put(key, System.nanoTime());
+      }
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "ignoring malformed registry entry " + key + ": " + e.getMessage());
     }
@@ -130,6 +136,11 @@ public final class WorkerDirectory {
         .filter(w -> w.role() == role)
         .sorted(java.util.Comparator.comparing(WorkerDescriptor::workerId))
         .toList();
+  }
+
+  /** {@link System#nanoTime()} when the worker last reported a new decode step, or when it appeared. */
+  public long lastProgressNanos(String workerId) {
+    return progress.getOrDefault(workerId, Long.MIN_VALUE / 2);
   }
 
   public WorkerDescriptor get(String workerId) {

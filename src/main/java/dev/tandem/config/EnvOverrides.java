@@ -19,6 +19,19 @@ public final class EnvOverrides {
   static final String PREFIX = "TANDEM_";
   private static final Set<String> SECTIONS = Set.of("http", "bridge", "cluster", "model", "worker", "router", "embedded");
 
+  /**
+   * Kubernetes injects {@code <SERVICE>_SERVICE_HOST}, {@code <SERVICE>_PORT=tcp://...} and
+   * {@code <SERVICE>_PORT_<n>_TCP...} for every Service in the namespace; a Service named
+   * {@code tandem-router} must not become configuration.
+   */
+  private static final java.util.regex.Pattern SERVICE_LINK =
+      java.util.regex.Pattern.compile("_SERVICE_(HOST|PORT)(_\\w+)?$|_PORT_\\d+_(TCP|UDP|SCTP)(_\\w+)?$");
+
+  private static boolean serviceLink(String name, String value) {
+    return SERVICE_LINK.matcher(name).find()
+        || name.endsWith("_PORT") && value.matches("(tcp|udp|sctp)://.*"); // <SERVICE>_PORT=tcp://ip:port
+  }
+
   private EnvOverrides() {
   }
 
@@ -31,7 +44,7 @@ public final class EnvOverrides {
     Map<String, String> origins = new TreeMap<>();
     for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
       String name = e.getKey();
-      if (!name.startsWith(PREFIX)) {
+      if (!name.startsWith(PREFIX) || serviceLink(name, e.getValue())) {
         continue;
       }
       String rest = name.substring(PREFIX.length()).toLowerCase(Locale.ROOT);

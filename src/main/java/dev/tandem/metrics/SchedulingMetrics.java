@@ -30,6 +30,17 @@ public final class SchedulingMetrics implements SchedulingObserver {
         .record(nanos, TimeUnit.NANOSECONDS);
   }
 
+  /** A worker left: its decision counters go (worker ids churn with pods; the series must not grow forever). */
+  public void forget(String workerId) {
+    decisions.entrySet().removeIf(e -> {
+      boolean gone = e.getValue().getId().getTag("worker").equals(workerId);
+      if (gone) {
+        registry.remove(e.getValue());
+      }
+      return gone;
+    });
+  }
+
   @Override
   public void chosen(String profile, String workerId) {
     decisions.computeIfAbsent(profile + '/' + workerId, k -> Counter.builder("tandem.scheduling.decisions")

@@ -28,8 +28,8 @@ final class ActiveRequest implements DisaggRouter.Handle {
   int attempt;
   /** Workers that failed this request; a retry or failover avoids them. */
   final Set<String> failedWorkers = new HashSet<>();
-  /** A worker refused this request for lack of room: running out of workers is then overload (429), not 503. */
-  boolean refusedForCapacity;
+  /** Workers that refused this request for lack of room (their queue or KV memory was full). */
+  final Set<String> refusedForCapacity = new HashSet<>();
   /** True once the stream moved to another decode worker after tokens had been sent. */
   boolean failedOver;
   /** When the last token reached the router (0 before the first): time to first token and between tokens. */
@@ -51,6 +51,14 @@ final class ActiveRequest implements DisaggRouter.Handle {
   @Override
   public void cancel() {
     onCancel.run();
+  }
+
+  /**
+   * True when running out of workers is overload (429, retry later) rather than an outage: nothing was
+   * streamed yet, and every worker this request gave up on had turned it away for lack of room.
+   */
+  boolean onlyRefusedForCapacity() {
+    return stream.delivered() == 0 && !refusedForCapacity.isEmpty() && refusedForCapacity.containsAll(failedWorkers);
   }
 
   /** The prompt a (re-)prefill computes: the original prompt followed by every token already delivered. */

@@ -151,7 +151,7 @@ public final class DisaggRouter {
     }
     int attempt = ++a.attempt;
     if (attempt > MAX_ATTEMPTS) {
-      end(a, a.refusedForCapacity ? GenerationFailure.workersFull("available")
+      end(a, a.onlyRefusedForCapacity() ? GenerationFailure.workersFull("available")
           : GenerationFailure.upstream("gave up after " + MAX_ATTEMPTS + " attempts; workers failed: "
           + a.failedWorkers), null);
       return;
@@ -160,7 +160,7 @@ public final class DisaggRouter {
     PairScheduler.Choice choice = pairs.choose(a.request.sessionKey(), a.affinityWorker, prompt.length,
         a.failedWorkers);
     if (choice.missingRole() != null) {
-      end(a, a.refusedForCapacity ? GenerationFailure.workersFull(choice.missingRole())
+      end(a, a.onlyRefusedForCapacity() ? GenerationFailure.workersFull(choice.missingRole())
           : GenerationFailure.noWorkers(choice.missingRole()), null);
       return;
     }
@@ -196,8 +196,11 @@ public final class DisaggRouter {
             guarded(a, () -> onPrefillDone(a, PrefillDone.CODEC.decode(ar.result().body())));
           } else if (WorkerFailures.retryable(ar.cause())) {
             LOG.info(() -> "request " + a.id + ": prefill on " + a.prefillWorker + " failed, retrying: " + ar.cause());
-            a.refusedForCapacity |= WorkerFailures.capacity(ar.cause());
-            replace(a, WorkerFailures.toAvoid(ar.cause(), a.prefillWorker, a.decodeWorker));
+            List<String> avoid = WorkerFailures.toAvoid(ar.cause(), a.prefillWorker, a.decodeWorker);
+            if (WorkerFailures.capacity(ar.cause())) {
+              a.refusedForCapacity.addAll(avoid);
+            }
+            replace(a, avoid);
           } else {
             end(a, WorkerFailures.toClient("prefill", ar.cause()), null);
           }
@@ -252,7 +255,8 @@ public final class DisaggRouter {
       }
       if (e.error() != null) {
         LOG.info(() -> "request " + a.id + ": decode worker " + a.decodeWorker + " failed: " + e.error());
-        replace(a, List.of(a.decodeWorker));
+        String failed = a.decodeWorker;
+        guarded(a, () -> replace(a, List.of(failed)));
         continue;
       }
       a.lastProgressNanos = System.nanoTime();
@@ -261,16 +265,21 @@ public final class DisaggRouter {
   }
 
   /**
-   * Moves every decoding request whose worker has sent nothing for the stall timeout: the worker is in
-   * the registry but not making progress (stuck, partitioned, or dead and not yet noticed).
+   * Moves every decoding request whose worker is stuck: the request got nothing for the stall timeout
+   * and the worker's decode step count (from its heartbeats) has not moved for as long. A request that
+   * only waits for a batch slot on a busy worker stays: that worker's steps go on.
+   *
+   * @param workerProgressNanos when a worker last reported a new decode step
    */
-  public void moveStalled(long nowNanos) {
+  public void moveStalled(long nowNanos, java.util.function.ToLongFunction<String> workerProgressNanos) {
     long stallNanos = settings.decodeStallTimeoutMs() * 1_000_000;
     for (ActiveRequest a : List.copyOf(active.values())) {
-      if (!a.ended && a.decoding && nowNanos - a.lastProgressNanos > stallNanos) {
-        LOG.info(() -> "request " + a.id + ": no token from " + a.decodeWorker + " for "
+      if (!a.ended && a.decoding && nowNanos - a.lastProgressNanos > stallNanos
+          && nowNanos - workerProgressNanos.applyAsLong(a.decodeWorker) > stallNanos) {
+        LOG.info(() -> "request " + a.id + ": no token and no decode step from " + a.decodeWorker + " for "
             + settings.decodeStallTimeoutMs() + " ms, moving it");
-        replace(a, List.of(a.decodeWorker));
+        String stalled = a.decodeWorker;
+        guarded(a, () -> replace(a, List.of(stalled)));
       }
     }
   }
@@ -285,7 +294,7 @@ public final class DisaggRouter {
     for (ActiveRequest a : List.copyOf(active.values())) {
       if (!a.ended && (workerId.equals(a.decodeWorker) || (a.prefillLoadHeld && workerId.equals(a.prefillWorker)))) {
         LOG.info(() -> "request " + a.id + ": worker " + workerId + " is gone, moving the request");
-        replace(a, List.of(workerId));
+        guarded(a, () -> replace(a, List.of(workerId)));
       }
     }
   }

@@ -85,9 +85,11 @@ public final class RouterVerticle extends VerticleBase {
     LoadTracker loads = new LoadTracker();
     // Least-loaded counts every replica's dispatches: ours as they happen, the others' from their reports.
     var registry = node.metrics().registry();
+    SchedulingMetrics scheduling = new SchedulingMetrics(registry);
+    directory.onRemoved(scheduling::forget);
     PairScheduler pairs = new PairScheduler(directory, w -> loads.inFlight(w) + loadBoard.othersInFlight(w),
         SchedulingPlugins.profile("prefill", settings.prefill()), SchedulingPlugins.profile("decode", settings.decode()),
-        new SchedulingMetrics(registry));
+        scheduling);
     RouterMetrics metrics = new RouterMetrics(registry);
     disagg = new DisaggRouter(vertx, context, routerId, nodeId, tokenizer, model.config().seqLen(),
         shared.affinity(), shared.ids(), pairs, loads, settings, metrics);
@@ -100,7 +102,7 @@ public final class RouterVerticle extends VerticleBase {
     };
     loadReporter = new LoadReporter(vertx, context, routerId, nodeId, loads, disagg::admitted, settings.loadReportMs());
     stallTimer = vertx.setPeriodic(Math.max(50, Math.min(1000, settings.decodeStallTimeoutMs() / 4)),
-        t -> disagg.moveStalled(System.nanoTime()));
+        t -> disagg.moveStalled(System.nanoTime(), directory::lastProgressNanos));
     // A worker that leaves hands its requests to others; the listener runs on a Hazelcast thread.
     directory.onRemoved(workerId -> context.runOnContext(v -> disagg.onWorkerGone(workerId)));
     Future<Void> tokens = vertx.eventBus().<Object>consumer(Addresses.routerTokens(routerId), m -> {

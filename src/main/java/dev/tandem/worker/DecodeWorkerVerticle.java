@@ -82,7 +82,7 @@ public final class DecodeWorkerVerticle extends VerticleBase {
 
   private WorkerDescriptor descriptor() {
     WorkerLoad load = new WorkerLoad(0, batch.activeCount() + batch.waitingCount(),
-        batch.kvBytes() + inbox.parkedBytes(), settings.kvCapacityBytes());
+        batch.kvBytes() + inbox.parkedBytes(), settings.kvCapacityBytes(), steps);
     return new WorkerDescriptor(workerId, WorkerRole.DECODE, engine.info().name(), engine.info().fingerprint(),
         nodeId, settings.maxBatch(), control.draining(), load);
   }

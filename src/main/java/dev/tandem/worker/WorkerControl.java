@@ -61,12 +61,14 @@ final class WorkerControl {
     draining = true;
     long deadline = System.nanoTime() + timeoutMs * 1_000_000;
     io.vertx.core.Promise<Void> done = io.vertx.core.Promise.promise();
-    announcer.announceNow().onComplete(ar -> vertx.setPeriodic(1, 50, t -> {
+    // The wait starts now, not after the registry write: an unhealthy cluster must not stretch it.
+    announcer.announceNow();
+    vertx.setPeriodic(1, 50, t -> {
       if (idle.getAsBoolean() || System.nanoTime() > deadline) {
         vertx.cancelTimer(t);
         done.tryComplete();
       }
-    }));
+    });
     return done.future();
   }
 

@@ -48,6 +48,17 @@ class EnvOverridesTest {
   }
 
   @Test
+  void kubernetesServiceLinksAreNotConfiguration() {
+    // What Kubernetes injects for Services named tandem-router and tandem-http in the namespace.
+    TandemConfig c = EnvOverrides.apply(new JsonObject(), Map.of(
+        "TANDEM_ROUTER_SERVICE_HOST", "10.96.0.12", "TANDEM_ROUTER_SERVICE_PORT", "80",
+        "TANDEM_ROUTER_SERVICE_PORT_HTTP", "80", "TANDEM_ROUTER_PORT", "tcp://10.96.0.12:80",
+        "TANDEM_ROUTER_PORT_80_TCP", "tcp://10.96.0.12:80", "TANDEM_ROUTER_PORT_80_TCP_ADDR", "10.96.0.12",
+        "TANDEM_HTTP_PORT_80_TCP_PROTO", "tcp")).parse();
+    assertEquals(TandemConfig.defaults(), c);
+  }
+
+  @Test
   void variablesOutsideTheSectionsAreNotConfiguration() {
     TandemConfig c = EnvOverrides.apply(new JsonObject(), Map.of("TANDEM_JAR", "/x.jar", "TANDEM_HTTP", "1",
         "TANDEM_SERVER_LOG", "1")).parse();

@@ -33,7 +33,7 @@ class WireCodecRoundTripTest {
             new WorkerDescriptor("prefill-1", WorkerRole.PREFILL, "tandem-builtin", 0x1234_5678_9abcL, "node", 4, true,
                 new WorkerLoad(300, 0, 0, 0)),
             "role"),
-        Arguments.of("WorkerLoad", WorkerLoad.CODEC, new WorkerLoad(12, 5, 1L << 33, 1L << 34), "kv_bytes_used"),
+        Arguments.of("WorkerLoad", WorkerLoad.CODEC, new WorkerLoad(12, 5, 1L << 33, 1L << 34, 987654321L), "kv_bytes_used"),
         Arguments.of("WorkerStatus", WorkerStatus.CODEC,
             new WorkerStatus("decode-1", WorkerRole.DECODE, 0, 3, 1, 2, 65536), "kv_bytes"),
         Arguments.of("RouterLoad", RouterLoad.CODEC,

@@ -10,6 +10,7 @@ import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.ForwardingEngine;
+import dev.tandem.engine.PacedEngine;
 import dev.tandem.engine.KvCache;
 import dev.tandem.engine.LocalGenerator;
 import dev.tandem.engine.SamplingParams;
@@ -80,6 +81,47 @@ class DecodeStallTest {
       hung.release.countDown();
       stuck.close().await();
       router.close().await();
+    }
+  }
+
+  /**
+   * A request waiting for a batch slot on a busy worker gets no token for longer than the stall
+   * timeout, yet is not moved: the worker's decode steps go on. (With one decode worker, moving it
+   * would fail the request.)
+   */
+  @Test
+  void aRequestQueuedOnABusyWorkerIsNotMoved() throws Exception {
+    TandemConfig base = TestNodes.config();
+    TandemConfig config = base.withRouter(base.router().withDecodeStallTimeoutMs(1000))
+        .withWorker(base.worker().withQueueLimits(1, 4, 65_536).withHeartbeat(100, 3000));
+    ReferenceEngine reference = ReferenceEngine.builtin(16);
+    TandemNode node = TandemNode.start(config, TandemNode.Plan.embedded(1, 1), new PacedEngine(reference, 20));
+    try {
+      TestNodes.awaitWorkers(node.router(), 1, 1);
+      HttpTestClient http = new HttpTestClient(node.router().httpPort());
+      // Two generations that run their full 100 tokens (2 s each at 20 ms a step), one batch slot.
+      List<Integer> seeds = new java.util.ArrayList<>();
+      for (int seed = 0; seeds.size() < 2; seed++) {
+        int[] prompt = reference.tokenizer().encode("queued " + seed, true);
+        if (new LocalGenerator(reference).generate(prompt, new SamplingParams(0.7, 1, 0, seed), 100, new int[0])
+            .tokens().length == 100) {
+          seeds.add(seed);
+        }
+      }
+      List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> calls = new java.util.ArrayList<>();
+      for (int seed : seeds) {
+        calls.add(http.postAsync("/v1/completions", new JsonObject().put("prompt", "queued " + seed)
+            .put("max_tokens", 100).put("temperature", 0.7).put("seed", seed).encode()));
+      }
+      for (int i = 0; i < calls.size(); i++) {
+        HttpResponse<String> r = calls.get(i).get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(200, r.statusCode(), r.body());
+        assertEquals(100, HttpTestClient.tokenIds(r).length);
+      }
+      String scrape = http.send(http.request("/metrics").GET().build()).body();
+      assertTrue(scrape.contains("tandem_request_failovers_total 0.0"), "no request was moved");
+    } finally {
+      node.close().await();
     }
   }
 }

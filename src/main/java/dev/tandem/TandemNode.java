@@ -69,7 +69,7 @@ public final class TandemNode {
       if (config.worker().httpPort() >= 0 && (!plan.prefillWorkerIds().isEmpty() || !plan.decodeWorkerIds().isEmpty())) {
         node.opsServer = OpsRoutes.serve(cluster.vertx(), config.http().host(), config.worker().httpPort(),
             cluster.metrics().scrapeHandler(),
-            new OpsRoutes.Check("cluster", () -> cluster.joined() ? null : "not a cluster member"),
+            new OpsRoutes.Check("cluster", cluster::notJoined),
             new OpsRoutes.Check("workers", () -> node.deployed ? null : "workers not started")).await();
       }
     } catch (RuntimeException e) {

@@ -48,10 +48,11 @@ public final class ClusterNode {
     return metrics;
   }
 
-  /** Joined and still a member: what readiness asks first. */
-  public boolean joined() {
+  /** What readiness asks first: null while this node is a cluster member, else why not. */
+  public String notJoined() {
     var hz = hazelcast();
-    return hz.getLifecycleService().isRunning() && hz.getCluster().getLocalMember() != null;
+    return hz.getLifecycleService().isRunning() && hz.getCluster().getLocalMember() != null
+        ? null : "not a cluster member";
   }
 
   public Vertx vertx() {

@@ -3,7 +3,6 @@ package dev.tandem.config;
 import io.vertx.core.json.JsonObject;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -17,7 +16,6 @@ import java.util.TreeMap;
  */
 public final class EnvOverrides {
   static final String PREFIX = "TANDEM_";
-  private static final Set<String> SECTIONS = Set.of("http", "bridge", "cluster", "model", "worker", "router", "embedded");
 
   /**
    * Kubernetes injects {@code <SERVICE>_SERVICE_HOST}, {@code <SERVICE>_PORT=tcp://...} and
@@ -50,7 +48,7 @@ public final class EnvOverrides {
       String rest = name.substring(PREFIX.length()).toLowerCase(Locale.ROOT);
       int split = rest.indexOf('_');
       String section = split < 0 ? rest : rest.substring(0, split);
-      if (!SECTIONS.contains(section) || split < 0 || split == rest.length() - 1) {
+      if (!TandemConfig.SECTIONS.contains(section) || split < 0 || split == rest.length() - 1) {
         continue; // not a configuration variable (TANDEM_JAR, TANDEM_HOME, ...): other tools' business
       }
       String key = rest.substring(split + 1).replace('_', '-');

@@ -1,6 +1,10 @@
 package dev.tandem.config;
 
 import io.vertx.core.json.JsonObject;
+import java.lang.reflect.RecordComponent;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The whole configuration, read once at start-up from {@code conf/tandem.yaml} (plus overrides) into
@@ -17,6 +21,10 @@ public record TandemConfig(HttpSettings http, BridgeSettings bridge, ClusterSett
       return e;
     }
   }
+
+  /** The configuration's sections: each record component reads the section of its name. */
+  static final Set<String> SECTIONS = Arrays.stream(TandemConfig.class.getRecordComponents())
+      .map(RecordComponent::getName).collect(Collectors.toUnmodifiableSet());
 
   public static TandemConfig fromJson(JsonObject json) {
     ConfigSection root = new ConfigSection("", json);

@@ -6,6 +6,7 @@ import dev.tandem.bridge.ClientBridge;
 import dev.tandem.engine.ChatTemplate;
 import dev.tandem.api.HttpApi;
 import dev.tandem.cluster.AffinityStore;
+import dev.tandem.ShutdownDrain;
 import dev.tandem.api.OpsRoutes;
 import dev.tandem.cluster.ClusterNode;
 import dev.tandem.cluster.RequestIdSource;
@@ -119,7 +120,7 @@ public final class RouterVerticle extends VerticleBase {
         .onSuccess(v -> loadReporter.start())
         .compose(v -> vertx.createHttpServer(serverOptions(http.maxBodyBytes()))
             .requestHandler(HttpApi.create(vertx, http, parser, disagg, directory, this::routers, metricsHandler,
-                new OpsRoutes.Check("cluster", () -> node.joined() ? null : "not a cluster member"),
+                new OpsRoutes.Check("cluster", node::notJoined),
                 new OpsRoutes.Check("workers", this::missingWorkers),
                 new OpsRoutes.Check("admitting", () -> disagg.stopping() ? "shutting down" : null)))
             .listen(http.port(), http.host()))
@@ -146,18 +147,7 @@ public final class RouterVerticle extends VerticleBase {
    * then wait until the running ones end or {@code timeoutMs} passes. Call from any thread.
    */
   public Future<Void> drainForShutdown(long timeoutMs) {
-    io.vertx.core.Promise<Void> done = io.vertx.core.Promise.promise();
-    long deadline = System.nanoTime() + timeoutMs * 1_000_000;
-    context.runOnContext(v -> {
-      disagg.stopAdmitting();
-      vertx.setPeriodic(1, 50, t -> {
-        if (disagg.admitted() == 0 || System.nanoTime() > deadline) {
-          vertx.cancelTimer(t);
-          done.tryComplete();
-        }
-      });
-    });
-    return done.future();
+    return ShutdownDrain.run(context, disagg::stopAdmitting, () -> disagg.admitted() == 0, timeoutMs);
   }
 
   /** Why this router cannot serve yet (no prefill or no decode worker registered), or null. */

@@ -1,5 +1,6 @@
 package dev.tandem.worker;
 
+import dev.tandem.ShutdownDrain;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.WorkerSettings;
 import dev.tandem.engine.Engine;
@@ -113,12 +114,10 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     return full;
   }
 
-  /** Drains before a shutdown (see {@link WorkerControl#drainForShutdown}); call from any thread. */
+  /** Drains before a shutdown: no new requests, waits (up to the timeout) for those it holds. */
   public Future<Void> drainForShutdown(long timeoutMs) {
-    io.vertx.core.Promise<Void> done = io.vertx.core.Promise.promise();
-    context.runOnContext(v -> control.drainForShutdown(timeoutMs, () -> batch.activeCount() + batch.waitingCount()
-        + inbox.parkedCount() + inbox.incomingCount() == 0).onComplete(done));
-    return done.future();
+    return ShutdownDrain.run(context, control::startDraining, () -> batch.activeCount() + batch.waitingCount()
+        + inbox.parkedCount() + inbox.incomingCount() == 0, timeoutMs);
   }
 
   /** The router on a cluster member that left will never read its tokens: drop its sequences and their KV. */

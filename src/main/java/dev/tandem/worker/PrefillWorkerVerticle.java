@@ -1,5 +1,6 @@
 package dev.tandem.worker;
 
+import dev.tandem.ShutdownDrain;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.WorkerSettings;
 import dev.tandem.engine.Engine;
@@ -105,11 +106,9 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     return queued;
   }
 
-  /** Drains before a shutdown (see {@link WorkerControl#drainForShutdown}); call from any thread. */
+  /** Drains before a shutdown: no new prompts, waits (up to the timeout) for those it holds. */
   public Future<Void> drainForShutdown(long timeoutMs) {
-    io.vertx.core.Promise<Void> done = io.vertx.core.Promise.promise();
-    context.runOnContext(v -> control.drainForShutdown(timeoutMs, jobs::isEmpty).onComplete(done));
-    return done.future();
+    return ShutdownDrain.run(context, control::startDraining, jobs::isEmpty, timeoutMs);
   }
 
   /** A router on a cluster member that left will never take the KV: stop computing it. */

@@ -53,23 +53,12 @@ final class WorkerControl {
   }
 
   /**
-   * Drains before a shutdown: says so in the registry (routers send nothing new), then waits until
-   * {@code idle} holds or {@code timeoutMs} passes. Completes either way; what is left moves to other
-   * workers when this one leaves.
+   * Drains before a shutdown: says so in the registry, so routers send nothing new. Not waited for:
+   * the drain's deadline runs from now, and an unhealthy cluster must not stretch it.
    */
-  Future<Void> drainForShutdown(long timeoutMs, java.util.function.BooleanSupplier idle) {
+  void startDraining() {
     draining = true;
-    long deadline = System.nanoTime() + timeoutMs * 1_000_000;
-    io.vertx.core.Promise<Void> done = io.vertx.core.Promise.promise();
-    // The wait starts now, not after the registry write: an unhealthy cluster must not stretch it.
     announcer.announceNow();
-    vertx.setPeriodic(1, 50, t -> {
-      if (idle.getAsBoolean() || System.nanoTime() > deadline) {
-        vertx.cancelTimer(t);
-        done.tryComplete();
-      }
-    });
-    return done.future();
   }
 
   /** Leaves the registry at once, so routers stop scheduling onto this worker. */

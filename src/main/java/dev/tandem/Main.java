@@ -42,6 +42,9 @@ public final class Main implements Callable<Integer> {
     Integer httpPort;
     @Option(names = "--bridge-port", description = "router TCP event-bus bridge port (-1 = none, 0 = any free port)")
     Integer bridgePort;
+    @Option(names = "--worker-bridge-port",
+        description = "worker bridge port on router nodes, for workers in other languages (-1 = none, 0 = any free port)")
+    Integer workerBridgePort;
 
     TandemConfig load() {
       Path file = config != null ? config : Path.of("conf", "tandem.yaml");
@@ -70,6 +73,12 @@ public final class Main implements Callable<Integer> {
           throw new ConfigException("--bridge-port must be between -1 and 65535, got " + bridgePort);
         }
         c = c.withBridge(c.bridge().withTcpPort(bridgePort));
+      }
+      if (workerBridgePort != null) {
+        if (workerBridgePort < -1 || workerBridgePort > 65535) {
+          throw new ConfigException("--worker-bridge-port must be between -1 and 65535, got " + workerBridgePort);
+        }
+        c = c.withWorkerBridge(c.workerBridge().withTcpPort(workerBridgePort));
       }
       return c;
     }
@@ -192,6 +201,10 @@ public final class Main implements Callable<Integer> {
       if (node.router().bridge() != null) {
         System.out.println("  event-bus bridge listening on tcp://" + config.bridge().host() + ":"
             + node.router().bridge().tcpPort());
+      }
+      if (node.workerBridge() != null) {
+        System.out.println("  worker bridge listening on tcp://" + config.workerBridge().host() + ":"
+            + node.workerBridge().port());
       }
       System.out.println("Try:");
       System.out.println("  curl -N " + url + "/v1/completions -H 'Content-Type: application/json' "

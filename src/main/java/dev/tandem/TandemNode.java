@@ -2,7 +2,9 @@ package dev.tandem;
 
 import dev.tandem.api.OpsRoutes;
 import dev.tandem.cluster.ClusterNode;
+import dev.tandem.bridge.WorkerBridge;
 import dev.tandem.cluster.MemberWatch;
+import dev.tandem.protocol.WorkerWelcome;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.Engine;
@@ -42,6 +44,7 @@ public final class TandemNode {
   private final ClusterNode cluster;
   private final Engine engine;
   private RouterVerticle router;
+  private WorkerBridge workerBridge;
   private final List<PrefillWorkerVerticle> prefillWorkers = new ArrayList<>();
   private final List<DecodeWorkerVerticle> decodeWorkers = new ArrayList<>();
   private MemberWatch members;
@@ -98,6 +101,12 @@ public final class TandemNode {
       router = new RouterVerticle(config, engine.info(), engine.tokenizer(), engine.chatTemplate(), cluster,
           "router-" + UUID.randomUUID().toString().substring(0, 8));
       deployed.add(vertx.deployVerticle(router));
+      if (config.workerBridge().enabled()) {
+        workerBridge = new WorkerBridge(config.workerBridge(), config.worker(), cluster.hazelcast(), cluster.nodeId(),
+            new WorkerWelcome.ModelSpec(engine.info().name(), engine.info().config().vocabSize(),
+                engine.info().config().seqLen(), engine.tokenizer().bos(), engine.tokenizer().eos()));
+        deployed.add(vertx.deployVerticle(workerBridge));
+      }
     }
     return Future.all(deployed).mapEmpty();
   }
@@ -106,6 +115,9 @@ public final class TandemNode {
   private void memberLeft(String nodeId) {
     prefillWorkers.forEach(w -> w.onRouterNodeLeft(nodeId));
     decodeWorkers.forEach(w -> w.onRouterNodeLeft(nodeId));
+    if (workerBridge != null) {
+      workerBridge.onRouterNodeLeft(nodeId);
+    }
   }
 
   private WorkerAnnouncer announcer(TandemConfig config) {
@@ -128,6 +140,11 @@ public final class TandemNode {
   /** The router on this node, or null. */
   public RouterVerticle router() {
     return router;
+  }
+
+  /** The worker bridge on this node, or null. */
+  public WorkerBridge workerBridge() {
+    return workerBridge;
   }
 
   public List<PrefillWorkerVerticle> prefillWorkers() {

@@ -46,12 +46,11 @@ public final class EnvOverrides {
         continue;
       }
       String rest = name.substring(PREFIX.length()).toLowerCase(Locale.ROOT);
-      int split = rest.indexOf('_');
-      String section = split < 0 ? rest : rest.substring(0, split);
-      if (!TandemConfig.SECTIONS.contains(section) || split < 0 || split == rest.length() - 1) {
+      String section = sectionOf(rest);
+      if (section == null) {
         continue; // not a configuration variable (TANDEM_JAR, TANDEM_HOME, ...): other tools' business
       }
-      String key = rest.substring(split + 1).replace('_', '-');
+      String key = rest.substring(section.length() + 1).replace('_', '-');
       Object current = json.getValue(section);
       if (current != null && !(current instanceof JsonObject)) {
         throw new ConfigException("'" + section + "' must be a mapping");
@@ -62,6 +61,22 @@ public final class EnvOverrides {
       origins.put(section + "." + key, name);
     }
     return new Applied(json, origins);
+  }
+
+  /**
+   * The section a lower-cased variable name (without the prefix) starts with, or null. The longest
+   * wins: {@code worker_bridge_tcp_port} is {@code worker-bridge.tcp-port}, not {@code worker.bridge-tcp-port}.
+   */
+  private static String sectionOf(String rest) {
+    String best = null;
+    for (String section : TandemConfig.SECTIONS) {
+      String prefix = section.replace('-', '_') + "_";
+      if (rest.startsWith(prefix) && rest.length() > prefix.length()
+          && (best == null || section.length() > best.length())) {
+        best = section;
+      }
+    }
+    return best;
   }
 
   /** The merged configuration, and the variable behind each key it set. */

@@ -1,7 +1,6 @@
 package dev.tandem.config;
 
 import io.vertx.core.json.JsonObject;
-import java.lang.reflect.RecordComponent;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -10,8 +9,9 @@ import java.util.stream.Collectors;
  * The whole configuration, read once at start-up from {@code conf/tandem.yaml} (plus overrides) into
  * immutable records with defaults. Unknown keys fail start-up with their name.
  */
-public record TandemConfig(HttpSettings http, BridgeSettings bridge, ClusterSettings cluster, ModelSettings model,
-                           WorkerSettings worker, RouterSettings router, EmbeddedSettings embedded) {
+public record TandemConfig(HttpSettings http, BridgeSettings bridge, WorkerBridgeSettings workerBridge,
+                           ClusterSettings cluster, ModelSettings model, WorkerSettings worker, RouterSettings router,
+                           EmbeddedSettings embedded) {
 
   /** How many workers {@code tandem all} starts in its one JVM. */
   public record EmbeddedSettings(int prefillWorkers, int decodeWorkers) {
@@ -22,15 +22,17 @@ public record TandemConfig(HttpSettings http, BridgeSettings bridge, ClusterSett
     }
   }
 
-  /** The configuration's sections: each record component reads the section of its name. */
+  /** The configuration's sections: each record component reads the section of its name, in kebab case. */
   static final Set<String> SECTIONS = Arrays.stream(TandemConfig.class.getRecordComponents())
-      .map(RecordComponent::getName).collect(Collectors.toUnmodifiableSet());
+      .map(c -> c.getName().replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT))
+      .collect(Collectors.toUnmodifiableSet());
 
   public static TandemConfig fromJson(JsonObject json) {
     ConfigSection root = new ConfigSection("", json);
     TandemConfig config = new TandemConfig(
         HttpSettings.read(root.section("http")),
         BridgeSettings.read(root.section("bridge")),
+        WorkerBridgeSettings.read(root.section("worker-bridge")),
         ClusterSettings.read(root.section("cluster")),
         ModelSettings.read(root.section("model")),
         WorkerSettings.read(root.section("worker")),
@@ -45,26 +47,30 @@ public record TandemConfig(HttpSettings http, BridgeSettings bridge, ClusterSett
   }
 
   public TandemConfig withHttp(HttpSettings http) {
-    return new TandemConfig(http, bridge, cluster, model, worker, router, embedded);
+    return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
   }
 
   public TandemConfig withBridge(BridgeSettings bridge) {
-    return new TandemConfig(http, bridge, cluster, model, worker, router, embedded);
+    return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
+  }
+
+  public TandemConfig withWorkerBridge(WorkerBridgeSettings workerBridge) {
+    return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
   }
 
   public TandemConfig withCluster(ClusterSettings cluster) {
-    return new TandemConfig(http, bridge, cluster, model, worker, router, embedded);
+    return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
   }
 
   public TandemConfig withModel(ModelSettings model) {
-    return new TandemConfig(http, bridge, cluster, model, worker, router, embedded);
+    return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
   }
 
   public TandemConfig withWorker(WorkerSettings worker) {
-    return new TandemConfig(http, bridge, cluster, model, worker, router, embedded);
+    return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
   }
 
   public TandemConfig withRouter(RouterSettings router) {
-    return new TandemConfig(http, bridge, cluster, model, worker, router, embedded);
+    return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
   }
 }

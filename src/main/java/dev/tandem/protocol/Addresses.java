@@ -24,6 +24,18 @@ public final class Addresses {
   public static final String CLIENT_REGEX = "tandem\\.client\\..+";
   private static final Pattern CLIENT = Pattern.compile(CLIENT_REGEX);
 
+  /** An external worker joins the cluster by sending its {@link WorkerJoin} here (worker bridge only). */
+  public static final String WORKER_JOIN = "tandem.bridge.worker.join";
+  /** An external worker's {@link WorkerHeartbeat}s (worker bridge only). */
+  public static final String WORKER_HEARTBEAT = "tandem.bridge.worker.heartbeat";
+  /** Told to external workers when a router's cluster member leaves: {@code {"node": id}}. */
+  public static final String WORKER_ROUTER_LEFT = "tandem.bridge.worker.router-left";
+  /** Prefix of the reply addresses the worker bridge hands its workers for messages awaiting an answer. */
+  public static final String BRIDGE_REPLY_PREFIX = "tandem.bridge.reply.";
+  private static final Pattern DECODE_KV = Pattern.compile("tandem\\.decode\\.(.+)\\.kv");
+  private static final Pattern DECODE_CANCEL = Pattern.compile("tandem\\.decode\\.(.+)\\.cancel");
+  private static final Pattern ROUTER_TOKENS = Pattern.compile("tandem\\.router\\.(.+)\\.tokens");
+
   private Addresses() {
   }
 
@@ -35,6 +47,26 @@ public final class Addresses {
   /** True for an address a bridge client may receive on ({@link #CLIENT_REGEX}). */
   public static boolean isClient(String address) {
     return address != null && CLIENT.matcher(address).matches();
+  }
+
+  /** The decode worker a {@link #decodeKv} address belongs to, or null for any other address. */
+  public static String decodeKvWorker(String address) {
+    return group(DECODE_KV, address);
+  }
+
+  /** The decode worker a {@link #decodeCancel} address belongs to, or null for any other address. */
+  public static String decodeCancelWorker(String address) {
+    return group(DECODE_CANCEL, address);
+  }
+
+  /** The router a {@link #routerTokens} address belongs to, or null for any other address. */
+  public static String routerOfTokens(String address) {
+    return group(ROUTER_TOKENS, address);
+  }
+
+  private static String group(Pattern pattern, String address) {
+    java.util.regex.Matcher m = pattern.matcher(address);
+    return m.matches() ? m.group(1) : null;
   }
 
   /** PREFILL_REQUEST (seed tag 30); the reply is PREFILL_DONE (31). */

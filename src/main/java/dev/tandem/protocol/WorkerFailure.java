@@ -10,6 +10,8 @@ public enum WorkerFailure {
   BAD_REQUEST(400),
   KV_MISSING(404),
   MODEL_MISMATCH(409),
+  /** The worker left (its bridge connection closed) while the message waited for its answer. */
+  GONE(410),
   KV_TOO_LARGE(413),
   /** A prefill worker whose queue is full: another worker, or later. */
   BUSY(429),

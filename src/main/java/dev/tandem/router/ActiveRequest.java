@@ -26,6 +26,8 @@ final class ActiveRequest implements DisaggRouter.Handle {
   int seqOffset;
   /** Dispatches so far (first one included); replies from an older dispatch are stale. */
   int attempt;
+  /** Between a move and the next dispatch: replies of the attempt being left are stale. */
+  boolean moving;
   /** Workers that failed this request; a retry or failover avoids them. */
   final Set<String> failedWorkers = new HashSet<>();
   /** Workers that refused this request for lack of room (their queue or KV memory was full). */

@@ -38,6 +38,8 @@ public final class DisaggRouter {
   private static final Logger LOG = Logger.getLogger(DisaggRouter.class.getName());
   /** Dispatches one request may take (the first plus retries and failovers) before it fails. */
   static final int MAX_ATTEMPTS = 4;
+  /** How long a moved request waits for its old decode worker to confirm the cancel before going on anyway. */
+  static final long CANCEL_ACK_TIMEOUT_MS = 1000;
 
   /** The caller's handle on a submitted request. */
   public interface Handle {
@@ -149,6 +151,7 @@ public final class DisaggRouter {
     if (a.ended) {
       return;
     }
+    a.moving = false;
     int attempt = ++a.attempt;
     if (attempt > MAX_ATTEMPTS) {
       end(a, a.onlyRefusedForCapacity() ? GenerationFailure.workersFull("available")
@@ -188,8 +191,8 @@ public final class DisaggRouter {
     vertx.eventBus().<JsonObject>request(Addresses.prefill(a.prefillWorker), PrefillRequest.CODEC.encode(request),
             new DeliveryOptions().setSendTimeout(settings.prefillTimeoutMs()))
         .onComplete(ar -> {
-          if (a.ended || attempt != a.attempt) {
-            return; // a newer dispatch owns the request now
+          if (a.ended || attempt != a.attempt || a.moving) {
+            return; // a newer dispatch owns the request now, or will
           }
           releasePrefillLoad(a);
           if (ar.succeeded()) {
@@ -233,7 +236,7 @@ public final class DisaggRouter {
     vertx.eventBus().<JsonObject>request(Addresses.decodeStart(a.decodeWorker), DecodeRequest.CODEC.encode(decode),
             new DeliveryOptions().setSendTimeout(settings.prefillTimeoutMs()))
         .onComplete(ar -> {
-          if (a.ended || attempt != a.attempt || ar.succeeded()) {
+          if (a.ended || attempt != a.attempt || a.moving || ar.succeeded()) {
             return;
           }
           if (WorkerFailures.retryable(ar.cause())) {
@@ -310,13 +313,23 @@ public final class DisaggRouter {
       vertx.eventBus().send(Addresses.prefillCancel(a.prefillWorker), cancel);
       releasePrefillLoad(a);
     }
+    Future<?> cancelled = Future.succeededFuture();
     if (a.decodeWorker != null) {
-      vertx.eventBus().send(Addresses.decodeCancel(a.decodeWorker), cancel);
+      // The next pair may have the same decode worker, and a cancel that overtook the new KV or decode
+      // start would kill the new attempt: dispatch once the old one is gone there (or it did not answer).
+      cancelled = vertx.eventBus().request(Addresses.decodeCancel(a.decodeWorker), cancel,
+          new DeliveryOptions().setSendTimeout(CANCEL_ACK_TIMEOUT_MS)).otherwiseEmpty();
       loads.release(a.decodeWorker);
       a.decodeWorker = null;
     }
     a.decoding = false;
-    dispatch(a);
+    a.moving = true;
+    int attempt = a.attempt;
+    cancelled.onComplete(v -> {
+      if (!a.ended && attempt == a.attempt) {
+        guarded(a, () -> dispatch(a));
+      }
+    });
   }
 
   private void onEvent(ActiveRequest a, TokenEvent event) {

@@ -8,6 +8,7 @@ import dev.tandem.router.scheduling.SchedulingProfile;
 import dev.tandem.router.scheduling.SchedulingRequest;
 import dev.tandem.router.scheduling.WorkerView;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -45,7 +46,21 @@ final class PairScheduler {
   }
 
   Choice choose(String sessionKey, String affinityWorker, int promptTokens, Set<String> avoid) {
-    List<WorkerDescriptor> decodeWorkers = directory.workers(WorkerRole.DECODE);
+    List<WorkerDescriptor> prefillWorkers = directory.workers(WorkerRole.PREFILL);
+    // Only decode workers some prefill worker can feed: KV moves between workers of one model fingerprint,
+    // and engines of different kinds (a Java worker, one joined over the worker bridge) may serve one model.
+    Set<Long> feedable = new HashSet<>();
+    for (WorkerDescriptor p : prefillWorkers) {
+      if (!avoid.contains(p.workerId())) {
+        feedable.add(p.modelFingerprint());
+      }
+    }
+    List<WorkerDescriptor> allDecode = directory.workers(WorkerRole.DECODE);
+    List<WorkerDescriptor> decodeWorkers = allDecode.stream()
+        .filter(d -> feedable.contains(d.modelFingerprint())).toList();
+    if (decodeWorkers.isEmpty()) {
+      return new Choice(null, null, allDecode.isEmpty() ? "decode" : "prefill");
+    }
     Optional<WorkerView> decode = decodeProfile.choose(
         new SchedulingRequest(sessionKey, affinityWorker, promptTokens, decodeTick++), views(decodeWorkers, -1, avoid), observer);
     if (decode.isEmpty()) {
@@ -56,7 +71,7 @@ final class PairScheduler {
         .orElseThrow().modelFingerprint();
     Optional<WorkerView> prefill = prefillProfile.choose(
         new SchedulingRequest(sessionKey, null, promptTokens, prefillTick++),
-        views(directory.workers(WorkerRole.PREFILL), fingerprint, avoid), observer);
+        views(prefillWorkers, fingerprint, avoid), observer);
     if (prefill.isEmpty()) {
       return new Choice(null, null, "prefill");
     }

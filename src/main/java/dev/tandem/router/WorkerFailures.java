@@ -30,7 +30,7 @@ final class WorkerFailures {
       return true; // timeout or no handler: the worker is gone or stuck
     }
     WorkerFailure f = WorkerFailure.of(cause);
-    return f == WorkerFailure.INTERNAL || f == WorkerFailure.KV_TRANSFER_FAILED || f == WorkerFailure.OVER_CAPACITY
+    return f == WorkerFailure.INTERNAL || f == WorkerFailure.GONE || f == WorkerFailure.KV_TRANSFER_FAILED || f == WorkerFailure.OVER_CAPACITY
         || f == WorkerFailure.BUSY || f == WorkerFailure.KV_MISSING;
   }
 
@@ -42,8 +42,9 @@ final class WorkerFailures {
 
   /**
    * Which of the pair a failed prefill dispatch should avoid next time: a decode worker that refused
-   * the KV for lack of room is the decode worker's problem; a full prefill queue or no answer from the
-   * prefill address is the prefill worker's; anything else in the KV hand-over may be either's.
+   * the KV for lack of room is the decode worker's problem; a full prefill queue, no answer from the
+   * prefill address or a prefill worker that left mid-prompt is the prefill worker's; anything else in
+   * the KV hand-over may be either's.
    */
   static java.util.List<String> toAvoid(Throwable cause, String prefillWorker, String decodeWorker) {
     if (cause instanceof ReplyException re && re.failureType() != ReplyFailure.RECIPIENT_FAILURE) {
@@ -52,7 +53,7 @@ final class WorkerFailures {
     if (WorkerFailure.of(cause) == WorkerFailure.OVER_CAPACITY) {
       return java.util.List.of(decodeWorker);
     }
-    if (WorkerFailure.of(cause) == WorkerFailure.BUSY) {
+    if (WorkerFailure.of(cause) == WorkerFailure.BUSY || WorkerFailure.of(cause) == WorkerFailure.GONE) {
       return java.util.List.of(prefillWorker);
     }
     return java.util.List.of(prefillWorker, decodeWorker);

@@ -171,6 +171,10 @@ public final class DecodeWorkerVerticle extends VerticleBase {
       long id = CancelRequest.CODEC.decode(JsonCodec.object(message.body())).requestId();
       inbox.drop(id);
       batch.cancel(id);
+      // A router that moves a request waits for this before it dispatches again, maybe to this worker.
+      if (message.replyAddress() != null) {
+        message.reply(new JsonObject().put("request_id", id).put("cancelled", true));
+      }
     } catch (ProtocolException e) {
       LOG.fine(() -> "ignoring malformed cancel: " + e.getMessage());
     }

@@ -36,6 +36,16 @@ class EnvOverridesTest {
   }
 
   @Test
+  void aSectionWithADashIsMatchedBeforeAShorterOne() {
+    // worker-bridge.tcp-port, not worker.bridge-tcp-port: the longest section name wins.
+    TandemConfig c = EnvOverrides.apply(new JsonObject(), Map.of(
+        "TANDEM_WORKER_BRIDGE_TCP_PORT", "7001",
+        "TANDEM_WORKER_MAX_BATCH", "9")).parse();
+    assertEquals(7001, c.workerBridge().tcpPort());
+    assertEquals(9, c.worker().maxBatch());
+  }
+
+  @Test
   void aMistypedVariableFailsWithItsName() {
     ConfigException unknownKey = assertThrows(ConfigException.class,
         () -> EnvOverrides.apply(new JsonObject(), Map.of("TANDEM_HTTP_PROT", "1")).parse());

@@ -38,7 +38,16 @@ class WireCodecRoundTripTest {
             new WorkerStatus("decode-1", WorkerRole.DECODE, 0, 3, 1, 2, 65536), "kv_bytes"),
         Arguments.of("RouterLoad", RouterLoad.CODEC,
             new RouterLoad("router-1", "node-7", 12, java.util.Map.of("prefill-1", 3, "decode-2", 1)), "in_flight"),
-        Arguments.of("SamplingParams", SamplingCodec.INSTANCE, SAMPLING, "top_p"));
+        Arguments.of("SamplingParams", SamplingCodec.INSTANCE, SAMPLING, "top_p"),
+        Arguments.of("WorkerJoin", WorkerJoin.CODEC,
+            new WorkerJoin(WorkerRole.DECODE, "tandem-builtin", -77L, 16, "py-decode-1", "secret"), "model_fingerprint"),
+        Arguments.of("WorkerJoin(unnamed)", WorkerJoin.CODEC,
+            new WorkerJoin(WorkerRole.PREFILL, "m", 1, 1, null, null), "role"),
+        Arguments.of("WorkerWelcome", WorkerWelcome.CODEC, new WorkerWelcome("py-decode-1", "node-7", 250, 3000,
+            new WorkerWelcome.ModelSpec("tandem-builtin", 512, 256, 1, 2),
+            List.of("tandem.decode.py-decode-1.kv", "tandem.worker.py-decode-1.status")), "addresses"),
+        Arguments.of("WorkerHeartbeat", WorkerHeartbeat.CODEC,
+            new WorkerHeartbeat(new WorkerLoad(0, 3, 4096, 1 << 20, 99), true), "load"));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -1,0 +1,173 @@
+package dev.tandem.bridge;
+
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.NetSocket;
+import java.util.Set;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One socket of a TCP bridge, whoever is on the other end: cuts the stream into frames, answers
+ * {@code ping}, refuses frames that are not well-formed bridge frames with an {@code err} frame, and
+ * writes back without buffering for a peer that does not read. What a well-formed frame means is the
+ * {@link Handler}'s business (a client or a worker connection). Runs on the socket's event loop.
+ */
+final class BridgeSocket implements BridgeFrameReader.Listener {
+  private static final Logger LOG = Logger.getLogger(BridgeSocket.class.getName());
+  /** Bytes written and not yet taken by the peer after which it is cut off, not buffered for. */
+  static final long MAX_UNREAD_BYTES = 16L << 20;
+  private static final Set<String> TYPES = Set.of("send", "publish", "register", "unregister", "ping");
+
+  /** What a bridge does with its frames. */
+  interface Handler {
+    /**
+     * A frame of type send, publish, register or unregister with a non-empty address; {@code replyAddress}
+     * is null when it has none. A refusal should be addressed to {@code replyAddress}.
+     */
+    void onFrame(String type, String address, JsonObject frame, String replyAddress);
+
+    /** The socket closed (either side); called once. */
+    void onClosed();
+  }
+
+  private final NetSocket socket;
+  private final int maxFrameBytes;
+  private final String id;
+  private final Handler handler;
+  private long unreadBytes;
+  private long lastFrameNanos = System.nanoTime();
+  private boolean paused;
+  private boolean closed;
+
+  BridgeSocket(NetSocket socket, int maxFrameBytes, String id, Handler handler) {
+    this.socket = socket;
+    this.maxFrameBytes = maxFrameBytes;
+    this.id = id;
+    this.handler = handler;
+  }
+
+  void start() {
+    socket.handler(new BridgeFrameReader(maxFrameBytes, this));
+    socket.drainHandler(v -> {
+      if (paused) {
+        paused = false;
+        socket.resume();
+      }
+    });
+    socket.closeHandler(v -> onClose());
+    socket.exceptionHandler(e -> LOG.log(Level.FINE, "bridge connection " + id + " failed", e));
+  }
+
+  String id() {
+    return id;
+  }
+
+  boolean closed() {
+    return closed;
+  }
+
+  /** When the peer last sent a frame (any frame, ping included): a liveness signal. */
+  long lastFrameNanos() {
+    return lastFrameNanos;
+  }
+
+  void close() {
+    socket.close();
+  }
+
+  @Override
+  public void onFrame(Buffer payload) {
+    if (closed) {
+      return;
+    }
+    lastFrameNanos = System.nanoTime();
+    try {
+      dispatch(payload);
+    } catch (RuntimeException e) {
+      // A bug must cost this frame only, not the connection or the other peers.
+      LOG.log(Level.WARNING, "bridge frame failed on connection " + id, e);
+      write(BridgeFrames.err("internal_error", "internal error: " + e, null));
+    }
+  }
+
+  @Override
+  public void onOversized(long length) {
+    write(BridgeFrames.err("frame_too_large", "a frame of " + length + " bytes is over the limit of " + maxFrameBytes
+        + " bytes; it was skipped", null));
+  }
+
+  @Override
+  public void onUnframed(int length) {
+    write(BridgeFrames.err("invalid_frame_length", "a frame length of " + length
+        + " is not a frame: each frame is a 4-byte big-endian length then that many bytes of JSON; closing", null));
+    socket.close();
+  }
+
+  private void dispatch(Buffer payload) {
+    Object parsed;
+    try {
+      parsed = Json.decodeValue(payload);
+    } catch (DecodeException e) {
+      write(BridgeFrames.err("invalid_json", "the frame is not valid JSON: " + e.getMessage(), null));
+      return;
+    }
+    if (!(parsed instanceof JsonObject frame)) {
+      write(BridgeFrames.err("invalid_json", "a frame must be a JSON object", null));
+      return;
+    }
+    // Read first: every refusal below is addressed to it, so a peer waiting for that reply hears at once.
+    Object reply = frame.getValue("replyAddress");
+    String replyAddress = reply instanceof String s ? s : null;
+    if (reply != null && replyAddress == null) {
+      write(BridgeFrames.err("invalid_frame", "'replyAddress' must be a string", null));
+      return;
+    }
+    Object type = frame.getValue("type");
+    if (!(type instanceof String t) || !TYPES.contains(t)) {
+      write(BridgeFrames.err(type == null ? "missing_type" : "unknown_type", "'type' must be one of "
+          + "send, publish, register, unregister, ping; got " + Json.encode(type), replyAddress));
+      return;
+    }
+    if (t.equals("ping")) {
+      write(BridgeFrames.pong());
+      return;
+    }
+    Object address = frame.getValue("address");
+    if (!(address instanceof String a) || a.isEmpty()) {
+      write(BridgeFrames.err("missing_address", "a '" + t + "' frame needs an 'address' string", replyAddress));
+      return;
+    }
+    handler.onFrame(t, a, frame, replyAddress);
+  }
+
+  void write(JsonObject frame) {
+    if (closed) {
+      return;
+    }
+    Buffer data = BridgeFrames.encode(frame);
+    if (unreadBytes + data.length() > MAX_UNREAD_BYTES) {
+      LOG.warning("bridge connection " + id + " closed: its peer left " + unreadBytes + " bytes unread");
+      socket.close();
+      onClose();
+      return;
+    }
+    unreadBytes += data.length();
+    socket.write(data).onComplete(ar -> unreadBytes -= data.length());
+    // Stop reading from a peer that does not read: its refusals must not pile up here.
+    if (!paused && socket.writeQueueFull()) {
+      paused = true;
+      socket.pause();
+    }
+  }
+
+  private void onClose() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    handler.onClosed();
+  }
+}

@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.ToIntFunction;
 
 /**
@@ -25,7 +26,7 @@ final class PairScheduler {
   record Choice(String prefillWorker, String decodeWorker, String missingRole) {
   }
 
-  private final WorkerDirectory directory;
+  private final Function<WorkerRole, List<WorkerDescriptor>> directory;
   private final ToIntFunction<String> inFlight;
   private final SchedulingProfile prefillProfile;
   private final SchedulingProfile decodeProfile;
@@ -38,6 +39,12 @@ final class PairScheduler {
    */
   PairScheduler(WorkerDirectory directory, ToIntFunction<String> inFlight, SchedulingProfile prefillProfile,
                 SchedulingProfile decodeProfile, SchedulingObserver observer) {
+    this(directory::workers, inFlight, prefillProfile, decodeProfile, observer);
+  }
+
+  /** @param directory the registered workers of a role (a snapshot per call) */
+  PairScheduler(Function<WorkerRole, List<WorkerDescriptor>> directory, ToIntFunction<String> inFlight,
+                SchedulingProfile prefillProfile, SchedulingProfile decodeProfile, SchedulingObserver observer) {
     this.directory = directory;
     this.inFlight = inFlight;
     this.prefillProfile = prefillProfile;
@@ -46,7 +53,7 @@ final class PairScheduler {
   }
 
   Choice choose(String sessionKey, String affinityWorker, int promptTokens, Set<String> avoid) {
-    List<WorkerDescriptor> prefillWorkers = directory.workers(WorkerRole.PREFILL);
+    List<WorkerDescriptor> prefillWorkers = directory.apply(WorkerRole.PREFILL);
     // Only decode workers some prefill worker can feed: KV moves between workers of one model fingerprint,
     // and engines of different kinds (a Java worker, one joined over the worker bridge) may serve one model.
     Set<Long> feedable = new HashSet<>();
@@ -55,7 +62,7 @@ final class PairScheduler {
         feedable.add(p.modelFingerprint());
       }
     }
-    List<WorkerDescriptor> allDecode = directory.workers(WorkerRole.DECODE);
+    List<WorkerDescriptor> allDecode = directory.apply(WorkerRole.DECODE);
     List<WorkerDescriptor> decodeWorkers = allDecode.stream()
         .filter(d -> feedable.contains(d.modelFingerprint())).toList();
     if (decodeWorkers.isEmpty()) {

@@ -104,7 +104,8 @@ public final class TandemNode {
       if (config.workerBridge().enabled()) {
         workerBridge = new WorkerBridge(config.workerBridge(), config.worker(), cluster.hazelcast(), cluster.nodeId(),
             new WorkerWelcome.ModelSpec(engine.info().name(), engine.info().config().vocabSize(),
-                engine.info().config().seqLen(), engine.tokenizer().bos(), engine.tokenizer().eos()));
+                engine.info().config().seqLen(), engine.tokenizer().bos(), engine.tokenizer().eos()),
+            cluster.metrics().registry());
         deployed.add(vertx.deployVerticle(workerBridge));
       }
     }

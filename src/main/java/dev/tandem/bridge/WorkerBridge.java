@@ -2,6 +2,9 @@ package dev.tandem.bridge;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import dev.tandem.cluster.ClusterNames;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.WorkerBridgeSettings;
@@ -14,6 +17,7 @@ import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -33,11 +37,13 @@ public final class WorkerBridge extends VerticleBase {
   private final Set<WorkerBridgeConnection> connections = new HashSet<>();
   /** Worker ids joined (or joining) here: one connection per id. */
   private final Set<String> ids = new HashSet<>();
+  private final MeterRegistry registry;
   private NetServer server;
   private long sweepTimer = -1;
 
   public WorkerBridge(WorkerBridgeSettings settings, WorkerSettings workerSettings, HazelcastInstance hazelcast,
-                      String nodeId, WorkerWelcome.ModelSpec model) {
+                      String nodeId, WorkerWelcome.ModelSpec model, MeterRegistry registry) {
+    this.registry = registry;
     this.settings = settings;
     this.workerSettings = workerSettings;
     this.hazelcast = hazelcast;
@@ -47,6 +53,11 @@ public final class WorkerBridge extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    // Read off the event loop by the scraper: a racy size is fine for a gauge.
+    Gauge.builder("tandem.worker.bridge.connections", connections, Set::size)
+        .description("open worker bridge connections").register(registry);
+    Gauge.builder("tandem.worker.bridge.workers", this, WorkerBridge::workers)
+        .description("external workers joined over this node's worker bridge").register(registry);
     server = vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true)).connectHandler(socket -> {
       WorkerBridgeConnection connection = new WorkerBridgeConnection(this, socket);
       connections.add(connection);
@@ -73,7 +84,7 @@ public final class WorkerBridge extends VerticleBase {
 
   /** External workers joined here now. */
   public int workers() {
-    return (int) connections.stream().filter(c -> c.workerId() != null).count();
+    return (int) List.copyOf(connections).stream().filter(c -> c.workerId() != null).count();
   }
 
   /** A router's cluster member left: its work on external workers is dropped, as on Java workers. */
@@ -90,6 +101,12 @@ public final class WorkerBridge extends VerticleBase {
             + heartbeatMs() + " ms");
       }
     }
+  }
+
+  /** A frame refused with {@code code} (a small fixed set: the err frames' codes). */
+  void refused(String code) {
+    Counter.builder("tandem.worker.bridge.refused").tag("code", code)
+        .description("worker bridge frames refused, by err code").register(registry).increment();
   }
 
   Vertx vertx() {

@@ -321,6 +321,7 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
   }
 
   private void refuse(String code, String detail, String replyAddress) {
+    bridge.refused(code);
     socket.write(BridgeFrames.err(code, detail, replyAddress));
   }
 

@@ -160,6 +160,20 @@ class WorkerBridgeTest {
   }
 
   @Test
+  void metricsCountJoinedWorkersAndRefusedFrames() throws Exception {
+    try (FakeExternalWorker worker = new FakeExternalWorker(port, engine)) {
+      worker.join("prefill", "py-metered");
+      worker.client.write(send(Addresses.routerTokens("r"), new JsonObject()));
+      worker.client.await(f -> "err".equals(f.getString("type")), "the refusal");
+      String metrics = http.send(http.request("/metrics").GET().build()).body();
+      assertTrue(metrics.contains("tandem_worker_bridge_workers 1.0"), metrics);
+      assertTrue(metrics.matches("(?s).*tandem_worker_bridge_refused_total\\{code=\"access_denied\",?\\} [1-9].*"),
+          "refusals are counted by code");
+    }
+    awaitGone("py-metered");
+  }
+
+  @Test
   void theRegistryKnowsAnIdOnlyOnce() throws Exception {
     try (FakeExternalWorker a = new FakeExternalWorker(port, engine);
          FakeExternalWorker b = new FakeExternalWorker(port, engine);
@@ -213,6 +227,7 @@ class WorkerBridgeTest {
   void aBadFrameFromAJoinedWorkerGetsAnErrorAndHarmsNothing(BadFrame bad) throws Exception {
     try (FakeExternalWorker worker = new FakeExternalWorker(port, engine)) {
       worker.join("decode", "py-bad");
+      TestNodes.awaitTrue(() -> descriptor("py-bad") != null, "py-bad in the router's registry view");
       worker.client.write(bad.frame());
       JsonObject err = worker.client.await(f -> "err".equals(f.getString("type")), "the err frame");
       assertEquals(bad.code(), err.getString("message"), err.encode());

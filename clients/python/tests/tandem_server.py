@@ -1,5 +1,7 @@
 """Test harness: starts a real Tandem JVM (router + 2 prefill + 2 decode workers, built-in model) on
-127.0.0.1 and hands back its HTTP and bridge ports.
+127.0.0.1 and hands back its HTTP and bridge ports. ``command`` picks another CLI subcommand (e.g.
+``["router"]``: no workers of its own) and ``worker_bridge=True`` opens the worker bridge on a free port
+(``--worker-bridge-port``), waiting for its "worker bridge listening" line.
 
 The jar is target/tandem.jar of this project (mvn package builds it before the integration-test
 phase that runs these tests); TANDEM_JAR overrides it. Every server gets its own random cluster name,
@@ -21,7 +23,7 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, Optional, Sequence
 
 PROJECT_DIR = Path(__file__).resolve().parents[3]
 JAR = Path(os.environ.get("TANDEM_JAR") or PROJECT_DIR / "target" / "tandem.jar").resolve()
@@ -29,6 +31,7 @@ START_TIMEOUT_S = 60.0
 STOP_GRACE_S = 5.0
 HTTP_READY = re.compile(r"listening on http://127\.0\.0\.1:(\d+)")
 BRIDGE_READY = re.compile(r"event-bus bridge listening on tcp://127\.0\.0\.1:(\d+)")
+WORKER_BRIDGE_READY = re.compile(r"worker bridge listening on tcp://127\.0\.0\.1:(\d+)")
 
 
 def free_port() -> int:
@@ -47,17 +50,22 @@ def _java() -> str:
 class TandemServer:
     """A running Tandem node; stop() ends it (SIGTERM, then SIGKILL after a grace period)."""
 
-    def __init__(self, env: Optional[Dict[str, str]] = None):
+    def __init__(self, env: Optional[Dict[str, str]] = None, *, command: Sequence[str] = (),
+                 worker_bridge: bool = False, args: Sequence[str] = ()):
         if not JAR.is_file():
             raise RuntimeError(f"{JAR} does not exist: build it first (mvn -DskipTests package)")
         self.bridge_port = free_port()
+        self.worker_bridge_port: Optional[int] = free_port() if worker_bridge else None
         self.http_port: Optional[int] = None
         self._lines: deque = deque(maxlen=300)
         self._ready = threading.Condition()
-        self._args = [_java(), "-Xmx1g", "-jar", str(JAR),
+        self._args = [_java(), "-Xmx1g", "-jar", str(JAR), *command,
                       "--http-port", "0",
                       "--cluster-name", "tandem-py-test-" + secrets.token_hex(6),
                       "--cluster-port", str(5900 + random.randrange(1000))]
+        if self.worker_bridge_port is not None:
+            self._args += ["--worker-bridge-port", str(self.worker_bridge_port)]
+        self._args += list(args)
         full_env = dict(os.environ)
         full_env["TANDEM_BRIDGE_TCP_PORT"] = str(self.bridge_port)
         full_env.update(env or {})
@@ -91,11 +99,15 @@ class TandemServer:
             while True:
                 http = next((m for m in map(HTTP_READY.search, self._lines) if m), None)
                 bridge = next((m for m in map(BRIDGE_READY.search, self._lines) if m), None)
-                if http and bridge:
+                workers = next((m for m in map(WORKER_BRIDGE_READY.search, self._lines) if m), None)
+                if http and bridge and (workers or self.worker_bridge_port is None):
                     self.http_port = int(http.group(1))
                     if int(bridge.group(1)) != self.bridge_port:
                         raise RuntimeError(f"the bridge listens on {bridge.group(1)}, not the port given "
                                            f"({self.bridge_port})")
+                    if workers and int(workers.group(1)) != self.worker_bridge_port:
+                        raise RuntimeError(f"the worker bridge listens on {workers.group(1)}, not the port "
+                                           f"given ({self.worker_bridge_port})")
                     return
                 if self._process.poll() is not None:
                     raise RuntimeError(f"Tandem exited (code {self._process.returncode}) before it was ready\n"
@@ -118,3 +130,5 @@ class TandemServer:
                 self._process.kill()
                 self._process.wait(STOP_GRACE_S)
         self._pump.join(STOP_GRACE_S)
+        if self._process.stdout is not None and not self._pump.is_alive():
+            self._process.stdout.close()

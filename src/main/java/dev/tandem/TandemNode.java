@@ -103,8 +103,7 @@ public final class TandemNode {
       deployed.add(vertx.deployVerticle(router));
       if (config.workerBridge().enabled()) {
         workerBridge = new WorkerBridge(config.workerBridge(), config.worker(), cluster.hazelcast(), cluster.nodeId(),
-            new WorkerWelcome.ModelSpec(engine.info().name(), engine.info().config().vocabSize(),
-                engine.info().config().seqLen(), engine.tokenizer().bos(), engine.tokenizer().eos()),
+            WorkerWelcome.ModelSpec.of(engine.info(), engine.tokenizer()),
             cluster.metrics().registry());
         deployed.add(vertx.deployVerticle(workerBridge));
       }

@@ -13,8 +13,26 @@ import java.util.List;
 public record WorkerWelcome(String workerId, String nodeId, long heartbeatMs, long idleTimeoutMs, ModelSpec model,
                             List<String> addresses) {
 
-  /** What an external engine must agree with: the router tokenizes, so ids and limits are the cluster's. */
-  public record ModelSpec(String name, int vocabSize, int seqLen, int bos, int eos) {
+  /**
+   * What an external engine must agree with: the router tokenizes, so ids and limits are the cluster's.
+   * {@code endTokens} are the tokenizer's end-of-sequence ids, which end generation like stop tokens.
+   */
+  public record ModelSpec(String name, int vocabSize, int seqLen, int bos, int eos, List<Integer> endTokens) {
+    public ModelSpec {
+      endTokens = List.copyOf(endTokens);
+    }
+
+    /** The spec of a model and its tokenizer. */
+    public static ModelSpec of(dev.tandem.engine.ModelInfo info, dev.tandem.engine.Tokenizer tokenizer) {
+      List<Integer> ends = new ArrayList<>();
+      for (int t = 0; t < tokenizer.vocabSize(); t++) {
+        if (tokenizer.isEndOfSequence(t)) {
+          ends.add(t);
+        }
+      }
+      return new ModelSpec(info.name(), info.config().vocabSize(), info.config().seqLen(), tokenizer.bos(),
+          tokenizer.eos(), ends);
+    }
   }
 
   public static final JsonCodec<WorkerWelcome> CODEC = new JsonCodec<>() {
@@ -30,13 +48,18 @@ public record WorkerWelcome(String workerId, String nodeId, long heartbeatMs, lo
               .put("vocab_size", w.model.vocabSize())
               .put("seq_len", w.model.seqLen())
               .put("bos", w.model.bos())
-              .put("eos", w.model.eos()))
+              .put("eos", w.model.eos())
+              .put("end_tokens", new JsonArray(new ArrayList<>(w.model.endTokens()))))
           .put("addresses", new JsonArray(new ArrayList<>(w.addresses)));
     }
 
     @Override
     public WorkerWelcome decode(JsonObject json) {
       JsonObject m = JsonFields.requiredObject(json, "model");
+      List<Integer> ends = new ArrayList<>();
+      for (int t : JsonFields.requiredInts(m, "end_tokens")) {
+        ends.add(t);
+      }
       Object raw = json.getValue("addresses");
       if (!(raw instanceof JsonArray array)) {
         throw new ProtocolException("field 'addresses' must be an array");
@@ -54,7 +77,7 @@ public record WorkerWelcome(String workerId, String nodeId, long heartbeatMs, lo
           JsonFields.requiredLong(json, "heartbeat_ms"),
           JsonFields.requiredLong(json, "idle_timeout_ms"),
           new ModelSpec(JsonFields.requiredString(m, "name"), JsonFields.requiredInt(m, "vocab_size"),
-              JsonFields.requiredInt(m, "seq_len"), JsonFields.requiredInt(m, "bos"), JsonFields.requiredInt(m, "eos")),
+              JsonFields.requiredInt(m, "seq_len"), JsonFields.requiredInt(m, "bos"), JsonFields.requiredInt(m, "eos"), ends),
           List.copyOf(addresses));
     }
   };

@@ -44,7 +44,7 @@ class WireCodecRoundTripTest {
         Arguments.of("WorkerJoin(unnamed)", WorkerJoin.CODEC,
             new WorkerJoin(WorkerRole.PREFILL, "m", 1, 1, null, null), "role"),
         Arguments.of("WorkerWelcome", WorkerWelcome.CODEC, new WorkerWelcome("py-decode-1", "node-7", 250, 3000,
-            new WorkerWelcome.ModelSpec("tandem-builtin", 512, 256, 1, 2),
+            new WorkerWelcome.ModelSpec("tandem-builtin", 512, 256, 1, 2, List.of(1, 2)),
             List.of("tandem.decode.py-decode-1.kv", "tandem.worker.py-decode-1.status")), "addresses"),
         Arguments.of("WorkerHeartbeat", WorkerHeartbeat.CODEC,
             new WorkerHeartbeat(new WorkerLoad(0, 3, 4096, 1 << 20, 99), true), "load"));

@@ -1,0 +1,90 @@
+"""python3 -m tandem_worker --role decode|prefill --bridge HOST:PORT [--worker-id ID] [--token T] [--max-batch N]
+
+Joins the cluster with the toy model and serves until SIGINT/SIGTERM (then drains for up to
+--drain-seconds and leaves; a second signal leaves at once). Exit code 0 after a signal, 1 when the
+connection was lost, 2 when the join was refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+from typing import List, Optional
+
+from .bridge import ConnectionLost, JoinRefused
+from .toy_model import TOY_NAME, ToyModel
+from .worker import ROLES, WorkerSettings, drain_and_close, make_worker
+
+
+def _address(text: str) -> "tuple[str, int]":
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit():
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
+    return host or "127.0.0.1", int(port)
+
+
+def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python3 -m tandem_worker", description=__doc__.split("\n\n")[1].strip())
+    p.add_argument("--role", required=True, choices=sorted(ROLES))
+    p.add_argument("--bridge", required=True, type=_address, help="the worker bridge, HOST:PORT")
+    p.add_argument("--worker-id", help="[A-Za-z0-9._-]{1,64}; default: the bridge picks py-<role>-<random>")
+    p.add_argument("--token", default=os.environ.get("TANDEM_WORKER_BRIDGE_TOKEN"),
+                   help="the bridge's worker-bridge.token (default: $TANDEM_WORKER_BRIDGE_TOKEN)")
+    p.add_argument("--max-batch", type=int, default=None,
+                   help="decode: sequences per step (default 64); prefill: prompts at once (default 1)")
+    p.add_argument("--model", default=TOY_NAME, help="model name to join as (the cluster's; default %(default)s)")
+    p.add_argument("--vocab-size", type=int, default=258, help="toy model vocabulary (the cluster's)")
+    p.add_argument("--seq-len", type=int, default=512, help="toy model context length (the cluster's)")
+    p.add_argument("--kv-capacity-bytes", type=int, default=None, help="decode: KV memory limit")
+    p.add_argument("--drain-seconds", type=float, default=5.0, help="how long a signal waits for running work")
+    p.add_argument("--log-level", default="INFO")
+    args = p.parse_args(argv)
+    if args.max_batch is not None and args.max_batch < 1:
+        p.error("--max-batch must be >= 1")
+    return args
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    log = logging.getLogger("tandem_worker")
+    settings = WorkerSettings(max_batch=args.max_batch or (64 if args.role == "decode" else 1))
+    if args.kv_capacity_bytes is not None:
+        settings.kv_capacity_bytes = args.kv_capacity_bytes
+    engine = ToyModel(args.vocab_size, args.seq_len, name=args.model)
+    host, port = args.bridge
+    worker = make_worker(args.role, engine, host, port, worker_id=args.worker_id, token=args.token,
+                         settings=settings)
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: object) -> None:
+        if stop.is_set():
+            worker.close()  # a second signal: leave now
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        worker.start()
+    except JoinRefused as e:
+        log.error("join refused by %s:%d: %s", host, port, e)
+        return 2
+    except ConnectionLost as e:
+        log.error("%s", e)
+        return 1
+    # Wake up now and then: signal handlers run on the main thread between waits.
+    while not stop.is_set() and not worker.wait(0.2):
+        pass
+    if worker.closed_reason is not None and not stop.is_set():
+        return 1
+    log.info("leaving: draining for up to %g s", args.drain_seconds)
+    drain_and_close(worker, args.drain_seconds)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,294 @@
+"""What every bridge worker has besides its role (Java's WorkerControl): the join, heartbeats with its
+load, the status and drain addresses, router-left, and a clean close."""
+
+from __future__ import annotations
+
+import abc
+import logging
+import threading
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional
+
+from .bridge import BridgeConnection, ConnectionLost, JoinRefused, Message, Refused
+from .engine import Engine
+
+JOIN = "tandem.bridge.worker.join"
+HEARTBEAT = "tandem.bridge.worker.heartbeat"
+ROUTER_LEFT = "tandem.bridge.worker.router-left"
+
+# Failure codes (Java's WorkerFailure). 410 (gone) is the bridge's: the worker left while a message waited.
+BAD_REQUEST, KV_MISSING, MODEL_MISMATCH, GONE, KV_TOO_LARGE, BUSY = 400, 404, 409, 410, 413, 429
+CANCELLED, INTERNAL, KV_TRANSFER_FAILED, OVER_CAPACITY = 499, 500, 502, 503
+FAILURE_CODES = frozenset((400, 404, 409, 410, 413, 429, 499, 500, 502, 503))
+
+
+@dataclass
+class WorkerSettings:
+    """Limits and timings, with Java's WorkerSettings defaults."""
+
+    #: decode: sequences one step advances; prefill: prompts computed at once (sent as max_batch).
+    max_batch: int = 1
+    kv_chunk_bytes: int = 256 << 10
+    max_kv_transfer_bytes: int = 256 << 20
+    #: decode: how long KV waits for its DECODE_REQUEST; prefill: how long to wait for the KV ack.
+    kv_park_timeout_ms: int = 10_000
+    kv_capacity_bytes: int = 4 << 30
+    max_queued_prefill_tokens: int = 65_536
+    max_waiting_sequences: int = 64
+    join_timeout_s: float = 10.0
+
+
+class IncompatibleModel(JoinRefused):
+    """The bridge accepted the join but its model's shape is not the engine's."""
+
+
+class Worker(abc.ABC):
+    """A worker joined to a Tandem cluster over the worker bridge. ``start()`` connects and joins
+    (raising JoinRefused or ConnectionLost), ``wait()`` blocks until the connection ends, ``close()``
+    leaves the cluster (the bridge removes the worker at once)."""
+
+    role = ""
+
+    def __init__(self, engine: Engine, host: str, port: int, *, worker_id: Optional[str] = None,
+                 token: Optional[str] = None, settings: Optional[WorkerSettings] = None,
+                 logger: Optional[logging.Logger] = None):
+        self.engine = engine
+        self.host, self.port = host, port
+        self.requested_id = worker_id
+        self.token = token
+        self.settings = settings or WorkerSettings()
+        self.log = logger or logging.getLogger(f"tandem_worker.{self.role}")
+        self.lock = threading.Lock()  # guards the role's state; never held while waiting on the network
+        self.worker_id = ""
+        self.node_id = ""
+        self.model: Dict[str, Any] = {}
+        self.end_tokens: List[int] = [engine.info.eos]
+        self.heartbeat_ms = 250
+        self.draining = False
+        self.connection: Optional[BridgeConnection] = None
+        self._handlers: Dict[str, Callable[[Message], None]] = {}
+        self._stop = threading.Event()
+        self._ticker: Optional[threading.Thread] = None
+        self._closing = False
+
+    # ---- the role's part ----
+
+    @abc.abstractmethod
+    def _role_handlers(self) -> Dict[str, Callable[[Message], None]]:
+        """The role's addresses (built from self.worker_id) and their handlers."""
+
+    @abc.abstractmethod
+    def status(self) -> Dict[str, Any]:
+        """The status object of section 3 (worker_id, role, prefilling, active_sequences, ...)."""
+
+    @abc.abstractmethod
+    def load(self) -> Dict[str, Any]:
+        """The heartbeat's load object (queued_prefill_tokens, active_sequences, kv bytes, decode_steps)."""
+
+    @abc.abstractmethod
+    def on_router_left(self, node: str) -> None:
+        """Drop work whose router_node is ``node``."""
+
+    def idle(self) -> bool:
+        """True when the worker holds no work (for a draining shutdown)."""
+        status = self.status()
+        return bool(status.get("prefilling", 0) == 0 and status.get("active_sequences", 0) == 0)
+
+    def _tick(self) -> None:
+        """Called on every heartbeat (e.g. to expire parked KV)."""
+
+    def _on_start(self) -> None:
+        """Called once joined, before the first message is handled (start role threads)."""
+
+    def _on_stop(self) -> None:
+        """Called once the connection ended (stop role threads, free what is held)."""
+
+    # ---- lifecycle ----
+
+    def start(self) -> "Worker":
+        info = self.engine.info
+        body: Dict[str, Any] = {"role": self.role, "model": info.name, "model_fingerprint": info.fingerprint,
+                                "max_batch": self.settings.max_batch}
+        if self.requested_id is not None:
+            body["worker_id"] = self.requested_id
+        if self.token is not None:
+            body["token"] = self.token
+        self.connection = BridgeConnection(self.host, self.port, self._dispatch, self._on_error, self._on_close)
+        done = threading.Event()
+        failure: List[BaseException] = []
+
+        def joined(future: "Future[Any]") -> None:
+            # Runs on the reader thread, so the handlers exist before the first message is dispatched.
+            try:
+                self._accept_join(future.result())
+            except Refused as e:
+                failure.append(e if isinstance(e, JoinRefused) else JoinRefused(e.code, e.detail))
+            except TimeoutError:
+                failure.append(JoinRefused("join_timeout",
+                                           f"no join reply within {self.settings.join_timeout_s:g} s"))
+            except BaseException as e:  # noqa: BLE001 — handed to the caller below
+                failure.append(e)
+            done.set()
+
+        try:
+            self.connection.request(JOIN, body, timeout=self.settings.join_timeout_s, reply_address="join",
+                                    callback=joined)
+        except ConnectionLost:
+            self.close()
+            raise
+        done.wait()
+        if failure:
+            self.close()
+            raise failure[0]
+        self.log.info("joined as %s worker %s on node %s (model %s, fingerprint %016x, heartbeat %d ms)",
+                      self.role, self.worker_id, self.node_id, info.name, info.fingerprint & (2**64 - 1),
+                      self.heartbeat_ms)
+        return self
+
+    def _accept_join(self, reply: Any) -> None:
+        if not isinstance(reply, dict) or not isinstance(reply.get("worker_id"), str):
+            raise JoinRefused("invalid_join_reply", f"the join reply is malformed: {reply!r}")
+        self.worker_id = reply["worker_id"]
+        self.node_id = str(reply.get("node_id"))
+        self.heartbeat_ms = int(reply.get("heartbeat_ms") or 250)
+        model = reply.get("model")
+        self.model = model if isinstance(model, dict) else {}
+        info = self.engine.info
+        # The router tokenizes prompts and applies the stop rule with the cluster's model: an engine of
+        # another shape would produce tokens the router cannot read, or stop elsewhere.
+        for field, mine in (("vocab_size", info.vocab_size), ("seq_len", info.seq_len), ("eos", info.eos)):
+            theirs = self.model.get(field)
+            if theirs is not None and theirs != mine:
+                raise IncompatibleModel("model_mismatch", f"the cluster's model has {field}={theirs}, this engine "
+                                        f"{mine}; build the engine with the cluster's shape ({self.model})")
+        ends = self.model.get("end_tokens")
+        self.end_tokens = list(ends) if isinstance(ends, list) else [info.eos]
+        self._handlers = dict(self._role_handlers())
+        self._handlers[f"tandem.worker.{self.worker_id}.status"] = lambda m: m.reply(self.status())
+        self._handlers[f"tandem.worker.{self.worker_id}.drain"] = self._on_drain
+        self._handlers[ROUTER_LEFT] = self._on_router_left
+        addresses = reply.get("addresses")
+        if isinstance(addresses, list) and set(addresses) - set(self._handlers):
+            self.log.warning("the bridge will send to addresses this worker does not handle: %s",
+                             sorted(set(addresses) - set(self._handlers)))
+        self._on_start()
+        self._ticker = threading.Thread(target=self._heartbeats, name="tandem-worker-heartbeat", daemon=True)
+        self._ticker.start()
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Blocks until the connection ends (True) or the timeout passes (False)."""
+        assert self.connection is not None, "start() first"
+        return self.connection.closed_event.wait(timeout)
+
+    def serve_forever(self) -> None:
+        """Blocks while the worker serves: returns after close(), raises ConnectionLost when the
+        connection was lost (the bridge closed it, the network failed)."""
+        self.wait()
+        if not self._closing and self.closed_reason is not None:
+            raise self.closed_reason
+
+    def close(self) -> None:
+        """Leaves the cluster: closes the connection (the bridge removes the worker and fails what
+        it routed here)."""
+        self._closing = True
+        if self.connection is not None:
+            self.connection.close()
+
+    @property
+    def closed_reason(self) -> Optional[ConnectionLost]:
+        return self.connection.closed if self.connection is not None else None
+
+    def set_draining(self, draining: bool) -> None:
+        """Says so in the registry at once: routers send a draining worker nothing new."""
+        self.draining = draining
+        self._send_heartbeat()
+
+    def __enter__(self) -> "Worker":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # ---- internals ----
+
+    def _dispatch(self, message: Message) -> None:
+        handler = self._handlers.get(message.address)
+        if handler is None:
+            self.log.warning("no handler for a message to %s", message.address)
+            message.fail(BAD_REQUEST, f"worker {self.worker_id} does not handle {message.address}")
+            return
+        try:
+            handler(message)
+        except ConnectionLost:
+            raise
+        except Exception as e:  # noqa: BLE001 — answer instead of leaving the sender to time out
+            self.log.exception("handling a message to %s failed", message.address)
+            message.fail(INTERNAL, f"worker {self.worker_id} failed: {e}")
+
+    def _on_error(self, frame: Dict[str, Any]) -> None:
+        code = frame.get("message")
+        detail = frame.get("detail") or frame.get("failureType") or ""
+        if code in ("idle_timeout", "shutting_down"):
+            # The bridge says why it is about to close the connection; the close itself ends the worker.
+            self.log.warning("the bridge is closing the connection: %s %s", code, detail)
+            return
+        # A refused send of ours (e.g. tokens to an address the bridge does not allow): log it loudly,
+        # it means this worker and the bridge disagree about the protocol.
+        self.log.error("the bridge refused a frame: %s %s", code, detail)
+
+    def _on_close(self, reason: ConnectionLost) -> None:
+        self._stop.set()
+        (self.log.info if self._closing else self.log.error)("worker %s: %s", self.worker_id or "-", reason)
+        self._on_stop()
+
+    def _on_drain(self, message: Message) -> None:
+        flag = message.body.get("draining") if isinstance(message.body, dict) else None
+        if not isinstance(flag, bool):
+            message.fail(BAD_REQUEST, "field 'draining' must be a boolean")
+            return
+        self.set_draining(flag)
+        message.reply(dict(self.status(), draining=flag))
+
+    def _on_router_left(self, message: Message) -> None:
+        node = message.body.get("node") if isinstance(message.body, dict) else None
+        if isinstance(node, str):
+            self.on_router_left(node)
+
+    def _send_heartbeat(self) -> None:
+        if self.connection is None or self.connection.closed is not None:
+            return
+        try:
+            self.connection.send(HEARTBEAT, {"load": self.load(), "draining": self.draining})
+        except ConnectionLost:
+            pass
+
+    def _heartbeats(self) -> None:
+        # The heartbeat doubles as the keep-alive: the bridge closes a connection silent for idle_timeout_ms.
+        while not self._stop.wait(self.heartbeat_ms / 1000.0):
+            try:
+                self._tick()
+            except Exception:  # noqa: BLE001
+                self.log.exception("housekeeping failed")
+            self._send_heartbeat()
+
+
+def parse_request_id(body: Dict[str, Any]) -> int:
+    value = body.get("request_id")
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError("field 'request_id' must be an integer")
+    return value
+
+
+def int_list(body: Dict[str, Any], field: str) -> List[int]:
+    value = body.get(field)
+    if not isinstance(value, list) or any(isinstance(v, bool) or not isinstance(v, int) for v in value):
+        raise ValueError(f"field '{field}' must be an array of integers")
+    return value
+
+
+def optional_str(body: Dict[str, Any], field: str) -> Optional[str]:
+    value = body.get(field)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"field '{field}' must be a string")
+    return value

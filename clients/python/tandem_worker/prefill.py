@@ -1,0 +1,241 @@
+"""The prefill role, as Java's PrefillWorkerVerticle: compute a prompt's KV and first token on a compute
+thread, ship the KV to the chosen decode worker in chunks, answer PREFILL_DONE once it acknowledged."""
+
+from __future__ import annotations
+
+import base64
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Callable, Dict, List, Optional
+
+from . import kv_codec
+from .base import (BAD_REQUEST, BUSY, CANCELLED, FAILURE_CODES, INTERNAL, KV_TOO_LARGE, KV_TRANSFER_FAILED, Worker,
+                   int_list, optional_str, parse_request_id)
+from .bridge import ConnectionLost, Message, ReplyFailed
+from .engine import PrefillCancelled, Sampling
+
+
+class _Job:
+    """A prompt accepted by this worker; ``cancelled`` is read by the compute thread between positions."""
+
+    def __init__(self, request_id: int, tokens: List[int], decode_worker: str, sampling: Sampling,
+                 router_node: Optional[str], message: Message):
+        self.request_id = request_id
+        self.tokens = tokens
+        self.decode_worker = decode_worker
+        self.sampling = sampling
+        self.router_node = router_node
+        self.message = message
+        self.cancelled = False
+
+
+class PrefillWorker(Worker):
+    """Serves ``tandem.prefill.<id>`` (PREFILL_REQUEST) and ``tandem.prefill.<id>.cancel``. Up to
+    ``settings.max_batch`` prompts compute at once; prompts wait while fewer than
+    ``max_queued_prefill_tokens`` tokens are queued, beyond that the answer is 429 busy."""
+
+    role = "prefill"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._jobs: Dict[int, _Job] = {}
+        self._compute: Optional[ThreadPoolExecutor] = None
+        self.prefills_done = 0
+
+    def _role_handlers(self) -> Dict[str, Callable[[Message], None]]:
+        return {f"tandem.prefill.{self.worker_id}": self._on_prefill,
+                f"tandem.prefill.{self.worker_id}.cancel": self._on_cancel}
+
+    def _on_start(self) -> None:
+        self._compute = ThreadPoolExecutor(max_workers=max(1, self.settings.max_batch),
+                                           thread_name_prefix=f"tandem-prefill-{self.worker_id}")
+
+    def _on_stop(self) -> None:
+        with self.lock:
+            for job in self._jobs.values():
+                job.cancelled = True  # nobody can take the answer any more
+        if self._compute is not None:
+            self._compute.shutdown(wait=False)
+
+    # ---- reports ----
+
+    def _queued_tokens(self) -> int:
+        return sum(len(job.tokens) for job in self._jobs.values())
+
+    def status(self) -> Dict[str, Any]:
+        with self.lock:
+            prefilling = len(self._jobs)
+        return {"worker_id": self.worker_id, "role": "prefill", "prefilling": prefilling, "active_sequences": 0,
+                "parked_kv": 0, "incoming_kv": 0, "kv_bytes": 0}
+
+    def load(self) -> Dict[str, Any]:
+        with self.lock:
+            queued = self._queued_tokens()
+        return {"queued_prefill_tokens": queued, "active_sequences": 0, "kv_bytes_used": 0,
+                "kv_bytes_capacity": 0, "decode_steps": 0}
+
+    def on_router_left(self, node: str) -> None:
+        # A router on a member that left will never take the KV: stop computing it.
+        with self.lock:
+            for job in self._jobs.values():
+                if job.router_node == node:
+                    job.cancelled = True
+
+    # ---- requests ----
+
+    def _on_prefill(self, message: Message) -> None:
+        body = message.body
+        try:
+            if not isinstance(body, dict):
+                raise ValueError("the body must be a JSON object")
+            request_id = parse_request_id(body)
+            tokens = int_list(body, "prompt_tokens")
+            decode_worker = body.get("decode_worker")
+            if not isinstance(decode_worker, str) or not decode_worker:
+                raise ValueError("field 'decode_worker' must be a worker id")
+            sampling = Sampling.from_json(body.get("sampling"))
+            router_node = optional_str(body, "router_node")
+        except ValueError as e:
+            message.fail(BAD_REQUEST, str(e))
+            return
+        invalid = self._validate(tokens)
+        if invalid is not None:
+            message.fail(BAD_REQUEST, invalid)
+            return
+        kv_bytes = kv_codec.encoded_size(self.engine.info.layout, len(tokens))
+        if kv_bytes > self.settings.max_kv_transfer_bytes:
+            message.fail(KV_TOO_LARGE, f"the prompt's KV cache is {kv_bytes} bytes, over the limit of "
+                                       f"{self.settings.max_kv_transfer_bytes} bytes (max_kv_transfer_bytes)")
+            return
+        with self.lock:
+            if request_id in self._jobs:
+                message.fail(BAD_REQUEST, f"request {request_id} is already prefilling")
+                return
+            queued = self._queued_tokens()
+            if queued > 0 and queued + len(tokens) > self.settings.max_queued_prefill_tokens:
+                # A bounded queue keeps the wait of what was accepted bounded; the router tries another worker.
+                message.fail(BUSY, f"prefill queue is full ({queued} tokens queued, limit "
+                                   f"{self.settings.max_queued_prefill_tokens})")
+                return
+            job = _Job(request_id, tokens, decode_worker, sampling, router_node, message)
+            self._jobs[request_id] = job
+        self.log.debug("prefill %d: %d tokens for decode worker %s", request_id, len(tokens), decode_worker)
+        assert self._compute is not None
+        try:
+            self._compute.submit(self._run, job)
+        except RuntimeError:  # the executor shut down: the connection is gone
+            self._finish(job)
+
+    def _validate(self, tokens: List[int]) -> Optional[str]:
+        info = self.engine.info
+        if not tokens or len(tokens) >= info.seq_len:
+            return f"prompt has {len(tokens)} tokens; it must have 1 to {info.seq_len - 1}"
+        for t in tokens:
+            if not 0 <= t < info.vocab_size:
+                return f"token id {t} is outside the vocabulary [0, {info.vocab_size})"
+        return None
+
+    def _on_cancel(self, message: Message) -> None:
+        try:
+            request_id = parse_request_id(message.body if isinstance(message.body, dict) else {})
+        except ValueError as e:
+            self.log.debug("ignoring a malformed cancel: %s", e)
+            return
+        with self.lock:
+            job = self._jobs.get(request_id)
+            if job is not None:
+                job.cancelled = True
+
+    # ---- compute and ship (a compute thread) ----
+
+    def _run(self, job: _Job) -> None:
+        try:
+            if job.cancelled:
+                raise PrefillCancelled()
+            start = time.perf_counter()
+            cache, first = self.engine.prefill(job.tokens, job.sampling, lambda: job.cancelled)
+            try:
+                tokens, blocks = self.engine.export_kv(cache)
+                info = self.engine.info
+                chunks = kv_codec.encode(info.layout, info.fingerprint, tokens, blocks, self.settings.kv_chunk_bytes)
+            finally:
+                self.engine.free(cache)
+            micros = int((time.perf_counter() - start) * 1e6)
+            if job.cancelled:
+                raise PrefillCancelled()
+            self._ship(job, chunks, first, micros)
+        except PrefillCancelled:
+            self._finish(job)
+        except ConnectionLost:
+            self._finish(job)
+        except ValueError as e:
+            self._finish(job, BAD_REQUEST, str(e))
+        except Exception as e:  # noqa: BLE001
+            self.log.exception("prefill of request %d failed", job.request_id)
+            self._finish(job, INTERNAL, f"prefill failed: {e}")
+
+    def _ship(self, job: _Job, chunks: List[bytes], first: int, micros: int) -> None:
+        """Sends the chunks in order; the last one is a request whose reply is the decode worker's ack."""
+        assert self.connection is not None
+        address = f"tandem.decode.{job.decode_worker}.kv"
+        total = sum(len(c) for c in chunks)
+        for index, chunk in enumerate(chunks):
+            headers = {"tandem-request-id": str(job.request_id), "tandem-chunk": str(index),
+                       "tandem-last": "true" if index == len(chunks) - 1 else "false"}
+            body = base64.b64encode(chunk).decode("ascii")
+            if index < len(chunks) - 1:
+                self.connection.send(address, body, headers)
+            else:
+                self.connection.request(address, body, headers, timeout=self.settings.kv_park_timeout_ms / 1000.0,
+                                        callback=lambda f: self._on_ack(job, f, total, first, micros))
+
+    def _on_ack(self, job: _Job, future: "Future[Any]", total: int, first: int, micros: int) -> None:
+        error = future.exception()
+        if error is None:
+            ack = future.result()
+            acked = ack.get("bytes") if isinstance(ack, dict) else None
+            if job.cancelled:
+                # Cancelled while the KV travelled: the router's cancel may have overtaken the chunks, so
+                # this worker — their sender, hence ordered after them — frees them on the decode worker.
+                self._send_quietly(f"tandem.decode.{job.decode_worker}.cancel",
+                                   {"request_id": job.request_id, "reason": "cancelled"})
+                self._finish(job)
+            elif acked != total:
+                self._finish(job, INTERNAL, f"decode worker acknowledged {acked} of {total} bytes")
+            else:
+                self._finish(job, done={"request_id": job.request_id, "first_token": first,
+                                        "prompt_tokens": len(job.tokens), "kv_bytes": total, "prefill_us": micros})
+        elif not job.cancelled:
+            # The decode worker refused or never answered the KV: pass its reason on to the router.
+            code = KV_TRANSFER_FAILED
+            if isinstance(error, ReplyFailed) and error.failure_type == "RECIPIENT_FAILURE":
+                code = error.failure_code if error.failure_code in FAILURE_CODES else INTERNAL
+            self._finish(job, code, f"KV transfer to {job.decode_worker} failed: {error}")
+        else:
+            self._finish(job)
+
+    def _finish(self, job: _Job, code: int = CANCELLED, text: str = "",
+                done: Optional[Dict[str, Any]] = None) -> None:
+        """Removes the job and answers it: PREFILL_DONE, or the failure (499 cancelled by default)."""
+        with self.lock:
+            self._jobs.pop(job.request_id, None)
+        try:
+            if done is not None:
+                self.prefills_done += 1
+                job.message.reply(done)
+                self.log.info("prefill %d done: %d tokens, first token %d, %d KV bytes to %s", job.request_id,
+                              done["prompt_tokens"], done["first_token"], done["kv_bytes"], job.decode_worker)
+            elif code == CANCELLED:
+                job.message.fail(CANCELLED, f"request {job.request_id} was cancelled")
+            else:
+                self.log.info("prefill %d failed (%d): %s", job.request_id, code, text)
+                job.message.fail(code, text)
+        except ConnectionLost:
+            pass
+
+    def _send_quietly(self, address: str, body: Dict[str, Any]) -> None:
+        try:
+            assert self.connection is not None
+            self.connection.send(address, body)
+        except ConnectionLost:
+            pass

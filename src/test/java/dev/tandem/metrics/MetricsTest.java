@@ -107,7 +107,11 @@ class MetricsTest {
     // From the registry heartbeat: present for every worker (the value may lag by a heartbeat).
     assertTrue(value("tandem_worker_active_sequences{role=\"decode\",worker=\"decode-1\"}") >= 0);
     assertTrue(value("tandem_worker_kv_capacity_bytes{role=\"decode\",worker=\"decode-2\"}") > 0);
-    assertEquals(0, value("tandem_worker_queued_prefill_tokens{role=\"prefill\",worker=\"prefill-1\"}"));
+    // Idle once the heartbeat after the last prompt arrived (a loaded machine may scrape before it).
+    dev.tandem.TestNodes.awaitTrue(() -> {
+      scrape = http.send(http.request("/metrics").GET().build()).body();
+      return value("tandem_worker_queued_prefill_tokens{role=\"prefill\",worker=\"prefill-1\"}") == 0;
+    }, "prefill-1's heartbeat to report an empty queue");
   }
 
   @Test

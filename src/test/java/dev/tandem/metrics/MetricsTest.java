@@ -25,6 +25,7 @@ class MetricsTest {
   private static final int REQUESTS = 6;
   private TandemNode node;
   private String scrape;
+  private HttpTestClient http;
   private int promptTokens;
   private int completionTokens;
 
@@ -32,7 +33,7 @@ class MetricsTest {
   void serveAndScrape() {
     node = TandemNode.start(TestNodes.config(), TandemNode.Plan.embedded(2, 2));
     TestNodes.awaitWorkers(node.router(), 2, 2);
-    HttpTestClient http = new HttpTestClient(node.router().httpPort());
+    http = new HttpTestClient(node.router().httpPort());
     for (int i = 0; i < REQUESTS; i++) {
       // Requests 0-2 start sessions, 3-5 repeat them: three affinity misses, then three hits.
       JsonObject body = new JsonObject().put("prompt", "Count me " + i).put("max_tokens", 5 + i).put("temperature", 0)

@@ -1,15 +1,17 @@
 package dev.tandem.bridge;
 
+import dev.tandem.api.ApiKeys;
 import dev.tandem.api.OpenAiRequestParser;
 import dev.tandem.config.BridgeSettings;
 import dev.tandem.router.DisaggRouter;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.ext.web.Router;
 
 /**
- * The event-bus bridge of one router for programs that are not HTTP clients: the consumers of
- * {@code tandem.generate} and {@code tandem.cancel}, and the TCP bridge clients reach them through.
- * Started on the router verticle's event loop, which then runs all of it.
+ * The event-bus bridges of one router for programs that are not HTTP clients: the consumers of
+ * {@code tandem.generate} and {@code tandem.cancel}, and the TCP and SockJS bridges clients reach them
+ * through. Started on the router verticle's event loop, which then runs all of it.
  */
 public final class ClientBridge {
   /** A send's reply waits this much longer than a request may take, so the request's own error comes first. */
@@ -18,11 +20,14 @@ public final class ClientBridge {
   private final BridgeRequests requests;
   private final TcpBridgeServer tcp;
   private final BridgeClients clients;
+  private final long replyTimeoutMs;
+  private SockJsBridge sockJs;
 
-  private ClientBridge(BridgeRequests requests, TcpBridgeServer tcp, BridgeClients clients) {
+  private ClientBridge(BridgeRequests requests, TcpBridgeServer tcp, BridgeClients clients, long replyTimeoutMs) {
     this.requests = requests;
     this.tcp = tcp;
     this.clients = clients;
+    this.replyTimeoutMs = replyTimeoutMs;
   }
 
   /** Starts the consumers, then the TCP listener when {@code bridge.tcp-port} is not -1. */
@@ -30,13 +35,30 @@ public final class ClientBridge {
                                            DisaggRouter router, long requestTimeoutMs) {
     BridgeClients clients = new BridgeClients();
     BridgeRequests requests = new BridgeRequests(vertx, parser, router, clients);
-    TcpBridgeServer tcp = settings.tcpEnabled()
-        ? new TcpBridgeServer(vertx, settings, clients, requestTimeoutMs + REPLY_SLACK_MS) : null;
-    ClientBridge bridge = new ClientBridge(requests, tcp, clients);
+    long replyTimeoutMs = requestTimeoutMs + REPLY_SLACK_MS;
+    TcpBridgeServer tcp = settings.tcpEnabled() ? new TcpBridgeServer(vertx, settings, clients, replyTimeoutMs) : null;
+    ClientBridge bridge = new ClientBridge(requests, tcp, clients, replyTimeoutMs);
     return requests.start()
         .compose(v -> tcp == null ? Future.<Void>succeededFuture() : tcp.listen())
         .recover(e -> requests.stop().transform(v -> Future.<Void>failedFuture(e)))
         .map(bridge);
+  }
+
+  /**
+   * Mounts the SockJS bridge at {@code /eventbus} on the router's HTTP routes; its sockets share this
+   * bridge's connections and requests. {@code maxBodyBytes} ({@code http.max-body-bytes}) bounds an XHR
+   * transport's POST, as the HTTP server's WebSocket limit bounds a message. {@code keys}: with API keys
+   * set, every frame must carry one.
+   * {@code feed}: the console feed, told when a socket starts and stops listening to it.
+   */
+  public void mountSockJs(Vertx vertx, Router router, long maxBodyBytes, ApiKeys keys, ConsoleFeed feed) {
+    sockJs = new SockJsBridge(vertx, clients, keys, feed);
+    sockJs.mount(router, maxBodyBytes, replyTimeoutMs);
+  }
+
+  /** SockJS sockets open now (0 without the SockJS bridge). */
+  public int sockJsSockets() {
+    return sockJs == null ? 0 : sockJs.sockets();
   }
 
   /** The TCP bridge's port, or -1 when there is none. */
@@ -56,6 +78,9 @@ public final class ClientBridge {
 
   /** Closes every connection (ending its requests) and the listener, then the consumers. */
   public Future<Void> stop() {
+    if (sockJs != null) {
+      sockJs.closeAll();
+    }
     Future<Void> listener = tcp == null ? Future.succeededFuture() : tcp.close();
     return listener.eventually(requests::stop);
   }

@@ -72,6 +72,22 @@ final class ConfigSection {
     return value;
   }
 
+  /** A boolean; from the environment it arrives as the string "true" or "false". */
+  boolean bool(String name, boolean dflt) {
+    read.add(name);
+    Object v = json.getValue(name);
+    if (v == null) {
+      return dflt;
+    }
+    if (v instanceof Boolean b) {
+      return b;
+    }
+    if (v instanceof String s && (s.trim().equalsIgnoreCase("true") || s.trim().equalsIgnoreCase("false"))) {
+      return Boolean.parseBoolean(s.trim());
+    }
+    throw new ConfigException("'" + key(name) + "' must be true or false, got " + v);
+  }
+
   int integer(String name, int dflt, int min, int max) {
     return (int) integer(name, (long) dflt, min, max);
   }

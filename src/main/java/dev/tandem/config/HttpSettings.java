@@ -5,7 +5,8 @@ import java.util.List;
 /**
  * The router's HTTP listener.
  *
- * @param apiKeys when not empty, {@code /v1/*} requires {@code Authorization: Bearer <one of them>}
+ * @param apiKeys when not empty, {@code /v1/*} and {@code /admin/*} require {@code Authorization: Bearer <one of
+ *                them>}, and SockJS bridge frames carry that value in their own headers
  */
 public record HttpSettings(String host, int port, long maxBodyBytes, List<String> apiKeys) {
 

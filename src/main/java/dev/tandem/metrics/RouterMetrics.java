@@ -65,6 +65,23 @@ public final class RouterMetrics {
     }
   }
 
+  /** Requests ended so far, whatever their outcome (the web console's requests/s is its rate). */
+  public double requestsEnded() {
+    double sum = 0;
+    for (Counter c : outcomes.values()) {
+      sum += c.count();
+    }
+    return sum;
+  }
+
+  public double affinityHits() {
+    return affinityHits.count();
+  }
+
+  public double affinityMisses() {
+    return affinityMisses.count();
+  }
+
   /** The router's admitted-and-not-ended count, read at scrape time. */
   public void inFlight(IntSupplier inFlight) {
     Gauge.builder("tandem.router.in.flight", inFlight::getAsInt).description("requests admitted and not yet ended")

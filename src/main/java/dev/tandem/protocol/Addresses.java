@@ -18,6 +18,11 @@ public final class Addresses {
   public static final String CANCEL = "tandem.cancel";
   /** Every router replica publishes its {@link RouterLoad} here; every router listens. */
   public static final String ROUTER_LOADS = "tandem.routers.load";
+  /**
+   * Each router publishes a {@link ClusterSnapshot} here, local-only, about once a second while a
+   * SockJS client (the web console) listens; bridge clients may only receive on it.
+   */
+  public static final String CONSOLE_CLUSTER = "tandem.console.cluster";
   /** Prefix of the addresses bridge clients register to receive their tokens. */
   public static final String CLIENT_PREFIX = "tandem.client.";
   /** {@link #CLIENT_PREFIX} and at least one more character, as a bridge permission regex. */

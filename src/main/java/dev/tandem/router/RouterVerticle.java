@@ -2,7 +2,10 @@ package dev.tandem.router;
 
 import com.hazelcast.core.HazelcastInstance;
 import dev.tandem.api.OpenAiRequestParser;
+import dev.tandem.api.ApiKeys;
+import dev.tandem.api.ConsoleRoutes;
 import dev.tandem.bridge.ClientBridge;
+import dev.tandem.bridge.ConsoleFeed;
 import dev.tandem.engine.ChatTemplate;
 import dev.tandem.api.HttpApi;
 import dev.tandem.cluster.AffinityStore;
@@ -39,6 +42,8 @@ import java.util.logging.Logger;
  */
 public final class RouterVerticle extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(RouterVerticle.class.getName());
+  /** How often the web console's cluster view refreshes while someone watches. */
+  private static final long CONSOLE_PERIOD_MS = 1000;
 
   private final TandemConfig config;
   private final ModelInfo model;
@@ -56,6 +61,7 @@ public final class RouterVerticle extends VerticleBase {
   private DisaggRouter disagg;
   private HttpServer server;
   private ClientBridge bridge;
+  private ConsoleFeed consoleFeed;
 
   public RouterVerticle(TandemConfig config, ModelInfo model, Tokenizer tokenizer, ChatTemplate chatTemplate,
                         ClusterNode node, String routerId) {
@@ -116,19 +122,33 @@ public final class RouterVerticle extends VerticleBase {
     OpenAiRequestParser parser = new OpenAiRequestParser(model, tokenizer, chatTemplate,
         config.router().defaultMaxTokens());
     var http = config.http();
+    // The bridge first: the SockJS bridge is mounted on the HTTP routes.
     return Future.all(directory.start(), tokens, loadBoard.start())
         .onSuccess(v -> loadReporter.start())
-        .compose(v -> vertx.createHttpServer(serverOptions(http.maxBodyBytes()))
-            .requestHandler(HttpApi.create(vertx, http, parser, disagg, directory, this::routers, metricsHandler,
-                new OpsRoutes.Check("cluster", node::notJoined),
-                new OpsRoutes.Check("workers", this::missingWorkers),
-                new OpsRoutes.Check("admitting", () -> disagg.stopping() ? "shutting down" : null)))
-            .listen(http.port(), http.host()))
-        .onSuccess(s -> server = s)
-        .compose(s -> config.bridge().tcpEnabled()
-            ? ClientBridge.start(vertx, config.bridge(), parser, disagg, settings.requestTimeoutMs())
-                .onSuccess(b -> bridge = b)
-            : Future.succeededFuture());
+        .compose(v -> ClientBridge.start(vertx, config.bridge(), parser, disagg, settings.requestTimeoutMs()))
+        .onSuccess(b -> bridge = b)
+        .compose(b -> vertx.createHttpServer(serverOptions(http.maxBodyBytes()))
+            .requestHandler(httpRoutes(parser, metrics))
+            .listen(http.port(), http.host())
+            .recover(e -> b.stop().transform(v -> Future.failedFuture(e))))
+        .onSuccess(s -> server = s);
+  }
+
+  /** The OpenAI API and operations routes, then the SockJS bridge and the web console. */
+  private io.vertx.ext.web.Router httpRoutes(OpenAiRequestParser parser, RouterMetrics metrics) {
+    var http = config.http();
+    io.vertx.ext.web.Router routes = HttpApi.create(vertx, http, parser, disagg, directory, this::routers, metricsHandler,
+        new OpsRoutes.Check("cluster", node::notJoined),
+        new OpsRoutes.Check("workers", this::missingWorkers),
+        new OpsRoutes.Check("admitting", () -> disagg.stopping() ? "shutting down" : null));
+    if (config.bridge().sockjs()) {
+      consoleFeed = new ConsoleFeed(vertx, routerId, new ConsoleFeed.Sources(directory::workers, loadReporter::current,
+          loadBoard::reports, disagg::admitted, metrics::requestsEnded, metrics::affinityHits, metrics::affinityMisses),
+          CONSOLE_PERIOD_MS);
+      bridge.mountSockJs(vertx, routes, http.maxBodyBytes(), new ApiKeys(http.apiKeys()), consoleFeed);
+    }
+    ConsoleRoutes.mount(routes);
+    return routes;
   }
 
   /**
@@ -175,6 +195,9 @@ public final class RouterVerticle extends VerticleBase {
     if (loadReporter != null) {
       loadReporter.stop();
     }
+    if (consoleFeed != null) {
+      consoleFeed.stop();
+    }
     Future<Void> board = loadBoard == null ? Future.succeededFuture() : loadBoard.stop();
     Future<Void> dir = directory == null ? Future.succeededFuture() : directory.stop();
     Future<Void> clients = bridge == null ? Future.succeededFuture() : bridge.stop();
@@ -186,8 +209,13 @@ public final class RouterVerticle extends VerticleBase {
     return server.actualPort();
   }
 
-  /** The client event-bus bridge, or null when {@code bridge.tcp-port} is -1. */
+  /** The client event-bus bridge when it has a TCP listener, or null when {@code bridge.tcp-port} is -1. */
   public ClientBridge bridge() {
+    return config.bridge().tcpEnabled() ? bridge : null;
+  }
+
+  /** The client event-bus bridges (consumers, TCP and SockJS connections), whatever listens; null before start. */
+  public ClientBridge clientBridge() {
     return bridge;
   }
 

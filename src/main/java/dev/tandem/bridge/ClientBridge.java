@@ -50,10 +50,12 @@ public final class ClientBridge {
    * transport's POST, as the HTTP server's WebSocket limit bounds a message. {@code keys}: with API keys
    * set, every frame must carry one.
    * {@code feed}: the console feed, told when a socket starts and stops listening to it.
+   * {@code allowedOrigins}: web origins besides the router's own whose pages may connect.
    */
-  public void mountSockJs(Vertx vertx, Router router, long maxBodyBytes, ApiKeys keys, ConsoleFeed feed) {
+  public void mountSockJs(Vertx vertx, Router router, long maxBodyBytes, ApiKeys keys, ConsoleFeed feed,
+                          java.util.List<String> allowedOrigins) {
     sockJs = new SockJsBridge(vertx, clients, keys, feed);
-    sockJs.mount(router, maxBodyBytes, replyTimeoutMs);
+    sockJs.mount(router, maxBodyBytes, replyTimeoutMs, allowedOrigins);
   }
 
   /** SockJS sockets open now (0 without the SockJS bridge). */

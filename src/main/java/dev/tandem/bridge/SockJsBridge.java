@@ -14,6 +14,7 @@ import io.vertx.ext.web.handler.sockjs.SockJSHandler;
 import io.vertx.ext.web.handler.sockjs.SockJSHandlerOptions;
 import io.vertx.ext.web.handler.sockjs.SockJSSocket;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -74,7 +75,7 @@ final class SockJsBridge implements Handler<BridgeEvent> {
    * Mounts the bridge at {@value #PATH} on {@code router}. The XHR transports' POST bodies are bounded
    * by {@code maxBodyBytes}; a WebSocket message by the HTTP server's WebSocket limit.
    */
-  void mount(Router router, long maxBodyBytes, long replyTimeoutMs) {
+  void mount(Router router, long maxBodyBytes, long replyTimeoutMs, List<String> allowedOrigins) {
     SockJSBridgeOptions options = new SockJSBridgeOptions()
         .setInboundPermitteds(ClientPermissions.options().getInboundPermitteds())
         .setOutboundPermitteds(new ArrayList<>(ClientPermissions.options().getOutboundPermitteds()))
@@ -86,6 +87,7 @@ final class SockJsBridge implements Handler<BridgeEvent> {
     SockJSHandlerOptions handlerOptions = new SockJSHandlerOptions().setInsertJSESSIONID(false)
         .setLibraryURL(LIBRARY_URL);
     Router sockJs = SockJSHandler.create(vertx, handlerOptions).bridge(options, this);
+    router.route(PATH + "/*").handler(new OriginCheck(allowedOrigins));
     // The XHR transports need their bodies read first, and bounded.
     router.post(PATH + "/*").handler(BodyHandler.create(false).setBodyLimit(maxBodyBytes));
     router.route(PATH + "/*").subRouter(sockJs);

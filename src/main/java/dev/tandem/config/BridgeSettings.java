@@ -1,5 +1,7 @@
 package dev.tandem.config;
 
+import java.util.List;
+
 /**
  * The client event-bus bridges every router runs (section {@code bridge}): programs that are not HTTP
  * clients submit and cancel requests over them and receive their tokens as event-bus messages.
@@ -9,15 +11,19 @@ package dev.tandem.config;
  *                      HTTP body over {@code http.max-body-bytes}
  * @param sockjs        the SockJS bridge at {@code /eventbus} on the HTTP port, for browsers (and the web
  *                      console's live cluster view); its frames are bounded by {@code http.max-body-bytes}
+ * @param sockjsAllowedOrigins web origins besides the router's own whose pages may use the SockJS bridge
+ *                      ({@code "*"}: any — only behind API keys)
  */
-public record BridgeSettings(String host, int tcpPort, int maxFrameBytes, boolean sockjs) {
+public record BridgeSettings(String host, int tcpPort, int maxFrameBytes, boolean sockjs,
+                             List<String> sockjsAllowedOrigins) {
 
   static BridgeSettings read(ConfigSection s) {
     BridgeSettings b = new BridgeSettings(
         s.string("host", "127.0.0.1"),
         s.integer("tcp-port", 7000, -1, 65535),
         s.integer("max-frame-bytes", 1 << 20, 1024, 1 << 30),
-        s.bool("sockjs", true));
+        s.bool("sockjs", true),
+        List.copyOf(s.strings("sockjs-allowed-origins")));
     s.rejectUnknownKeys();
     return b;
   }
@@ -27,14 +33,14 @@ public record BridgeSettings(String host, int tcpPort, int maxFrameBytes, boolea
   }
 
   public BridgeSettings withTcpPort(int port) {
-    return new BridgeSettings(host, port, maxFrameBytes, sockjs);
+    return new BridgeSettings(host, port, maxFrameBytes, sockjs, sockjsAllowedOrigins);
   }
 
   public BridgeSettings withMaxFrameBytes(int bytes) {
-    return new BridgeSettings(host, tcpPort, bytes, sockjs);
+    return new BridgeSettings(host, tcpPort, bytes, sockjs, sockjsAllowedOrigins);
   }
 
   public BridgeSettings withSockjs(boolean enabled) {
-    return new BridgeSettings(host, tcpPort, maxFrameBytes, enabled);
+    return new BridgeSettings(host, tcpPort, maxFrameBytes, enabled, sockjsAllowedOrigins);
   }
 }

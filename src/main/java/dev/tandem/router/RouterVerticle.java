@@ -145,7 +145,8 @@ public final class RouterVerticle extends VerticleBase {
       consoleFeed = new ConsoleFeed(vertx, routerId, new ConsoleFeed.Sources(directory::workers, loadReporter::current,
           loadBoard::reports, disagg::admitted, metrics::requestsEnded, metrics::affinityHits, metrics::affinityMisses),
           CONSOLE_PERIOD_MS);
-      bridge.mountSockJs(vertx, routes, http.maxBodyBytes(), new ApiKeys(http.apiKeys()), consoleFeed);
+      bridge.mountSockJs(vertx, routes, http.maxBodyBytes(), new ApiKeys(http.apiKeys()), consoleFeed,
+          config.bridge().sockjsAllowedOrigins());
     }
     ConsoleRoutes.mount(routes);
     return routes;

@@ -69,7 +69,7 @@ final class BridgeSocket implements BridgeFrameReader.Listener {
     return closed;
   }
 
-  /** When the peer last sent a frame (any frame, ping included): a liveness signal. */
+  /** When the peer last sent a frame (any frame, ping included) or took one: a liveness signal. */
   long lastFrameNanos() {
     return lastFrameNanos;
   }
@@ -155,7 +155,12 @@ final class BridgeSocket implements BridgeFrameReader.Listener {
       return;
     }
     unreadBytes += data.length();
-    socket.write(data).onComplete(ar -> unreadBytes -= data.length());
+    socket.write(data).onComplete(ar -> {
+      unreadBytes -= data.length();
+      // A peer that takes what it is sent is alive, even while its own frames wait unread behind
+      // backpressure (pause() below): only a peer that neither reads nor writes goes idle.
+      lastFrameNanos = System.nanoTime();
+    });
     // Stop reading from a peer that does not read: its refusals must not pile up here.
     if (!paused && socket.writeQueueFull()) {
       paused = true;

@@ -24,6 +24,9 @@ final class ExternalWorker {
   private final WorkerAnnouncer announcer;
   private final List<MessageConsumer<Object>> consumers = new ArrayList<>();
   private WorkerHeartbeat last = new WorkerHeartbeat(WorkerLoad.IDLE, false);
+  /** Set by leave(): an announce still waiting for its consumers must not start the heartbeat after it. */
+  private boolean left;
+  private Future<Void> leaving;
 
   ExternalWorker(String workerId, WorkerJoin join, String nodeId, WorkerAnnouncer announcer) {
     this.workerId = workerId;
@@ -60,10 +63,20 @@ final class ExternalWorker {
     consumers.add(consumer);
   }
 
+  /**
+   * Takes the id in the cluster's registry, marked draining so that no router sends to it before its
+   * consumers are in place; false when another worker holds the id.
+   */
+  Future<Boolean> claim() {
+    return announcer.claim(new WorkerDescriptor(workerId, join.role(), join.model(), join.modelFingerprint(), nodeId,
+        join.maxBatch(), true, WorkerLoad.IDLE));
+  }
+
   /** Once every consumer has reached the cluster, the worker is announced: routers may then send to it. */
   Future<Void> announce() {
     return Future.all(consumers.stream().map(MessageConsumer::completion).toList())
-        .compose(v -> announcer.start(this::descriptor));
+        .compose(v -> left ? Future.<Void>failedFuture("the worker left while joining")
+            : announcer.start(this::descriptor));
   }
 
   /** A heartbeat from the worker; a change of draining is announced at once, like a Java worker's. */
@@ -80,12 +93,16 @@ final class ExternalWorker {
         last.draining(), last.load());
   }
 
-  /** Withdraws the registry entry and the consumers. */
+  /** Withdraws the registry entry and the consumers; once, whoever asks first (close or shutdown). */
   Future<Void> leave() {
-    List<Future<Void>> done = new ArrayList<>();
-    consumers.forEach(c -> done.add(c.unregister()));
-    consumers.clear();
-    done.add(announcer.stop());
-    return Future.join(done).mapEmpty();
+    if (leaving == null) {
+      left = true;
+      List<Future<Void>> done = new ArrayList<>();
+      consumers.forEach(c -> done.add(c.unregister()));
+      consumers.clear();
+      done.add(announcer.stop());
+      leaving = Future.join(done).mapEmpty();
+    }
+    return leaving;
   }
 }

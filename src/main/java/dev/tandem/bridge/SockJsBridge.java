@@ -130,7 +130,17 @@ final class SockJsBridge implements Handler<BridgeEvent> {
         event.complete(true);
         event.socket().close();
       }
-      default -> event.complete(true); // RECEIVE, SOCKET_PING, SOCKET_IDLE: the bridge's defaults
+      case RECEIVE -> {
+        // Vert.x writes to the socket without looking at backpressure: a client that does not read
+        // would make this router buffer its pushes without bound. Cut it off instead.
+        if (event.socket().writeQueueFull()) {
+          event.complete(false);
+          event.socket().close();
+        } else {
+          event.complete(true);
+        }
+      }
+      default -> event.complete(true); // SOCKET_PING, SOCKET_IDLE: the bridge's defaults
     }
   }
 

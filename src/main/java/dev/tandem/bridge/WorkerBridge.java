@@ -1,11 +1,9 @@
 package dev.tandem.bridge;
 
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.map.IMap;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import dev.tandem.cluster.ClusterNames;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.WorkerBridgeSettings;
 import dev.tandem.config.WorkerSettings;
@@ -73,8 +71,14 @@ public final class WorkerBridge extends VerticleBase {
   @Override
   public Future<?> stop() {
     vertx.cancelTimer(sweepTimer);
-    new ArrayList<>(connections).forEach(c -> c.close("shutting_down", "the node is shutting down"));
-    return server == null ? Future.succeededFuture() : server.close();
+    // Withdrawn from the registry before the node leaves the cluster, or routers would keep choosing
+    // them until their entries expire.
+    List<Future<Void>> left = new ArrayList<>();
+    for (WorkerBridgeConnection c : new ArrayList<>(connections)) {
+      left.add(c.leave());
+      c.close("shutting_down", "the node is shutting down");
+    }
+    return Future.join(left).eventually(() -> server == null ? Future.succeededFuture() : server.close());
   }
 
   /** The port it listens on (the configured one, or the one the OS chose for 0). */
@@ -149,12 +153,6 @@ public final class WorkerBridge extends VerticleBase {
 
   void releaseId(String id) {
     ids.remove(id);
-  }
-
-  /** Whether the registry holds a worker of this id already (a Java worker or one on another bridge). */
-  Future<Boolean> registered(String id) {
-    IMap<String, String> map = hazelcast.getMap(ClusterNames.WORKERS);
-    return Future.fromCompletionStage(map.getAsync(id), context).map(v -> v != null);
   }
 
   void connectionClosed(WorkerBridgeConnection connection) {

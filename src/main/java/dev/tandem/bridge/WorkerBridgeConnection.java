@@ -10,9 +10,11 @@ import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.WorkerHeartbeat;
 import dev.tandem.protocol.WorkerJoin;
+import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.protocol.WorkerRole;
 import dev.tandem.protocol.WorkerStatus;
 import dev.tandem.protocol.WorkerWelcome;
+import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -38,12 +40,16 @@ import java.util.logging.Logger;
 final class WorkerBridgeConnection implements BridgeSocket.Handler {
   private static final Logger LOG = Logger.getLogger(WorkerBridgeConnection.class.getName());
 
+  /** Sends with a reply address one worker may have outstanding: its KV hand-overs, in practice. */
+  static final int MAX_AWAITING_REPLIES = 1024;
+
   private final WorkerBridge bridge;
   private final EventBus eventBus;
   private final BridgeSocket socket;
   private ExternalWorker worker;
   private PendingReplies pending;
   private boolean joining;
+  private int awaitingReplies;
   private boolean closed;
 
   WorkerBridgeConnection(WorkerBridge bridge, NetSocket netSocket) {
@@ -68,6 +74,11 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
   void close(String code, String detail) {
     socket.write(BridgeFrames.err(code, detail, null));
     socket.close();
+  }
+
+  /** Withdraws the joined worker from the registry (the socket may still be open); done when it is out. */
+  Future<Void> leave() {
+    return worker == null ? Future.succeededFuture() : worker.leave();
   }
 
   /** Tells the worker a router's member left, so it drops that router's work. */
@@ -135,26 +146,26 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
       return;
     }
     joining = true;
-    bridge.registered(id).onComplete(ar -> {
-      if (closed) {
-        joining = false;
-        bridge.releaseId(id);
+    ExternalWorker w = new ExternalWorker(id, join, bridge.nodeId(), bridge.announcer());
+    // Claimed in the registry itself, atomically: two bridges on two nodes cannot both admit one id.
+    w.claim().onComplete(ar -> {
+      joining = false;
+      boolean claimed = ar.succeeded() && ar.result();
+      if (closed || !claimed) {
+        (claimed ? w.leave() : Future.<Void>succeededFuture()).onComplete(v -> bridge.releaseId(id));
+        if (!closed) {
+          refuse(ar.failed() ? "internal_error" : "worker_id_in_use", ar.failed()
+              ? "the registry cannot be written: " + ar.cause().getMessage()
+              : "a worker named '" + id + "' is in the cluster's registry already", replyAddress);
+        }
         return;
       }
-      if (ar.failed() || ar.result()) {
-        joining = false;
-        bridge.releaseId(id);
-        refuse(ar.failed() ? "internal_error" : "worker_id_in_use", ar.failed()
-            ? "the registry cannot be read: " + ar.cause().getMessage()
-            : "a worker named '" + id + "' is in the cluster's registry already", replyAddress);
-        return;
-      }
-      admit(id, join, replyAddress);
+      admit(w, join, replyAddress);
     });
   }
 
-  private void admit(String id, WorkerJoin join, String replyAddress) {
-    ExternalWorker w = new ExternalWorker(id, join, bridge.nodeId(), bridge.announcer());
+  private void admit(ExternalWorker w, WorkerJoin join, String replyAddress) {
+    String id = w.id();
     pending = new PendingReplies(bridge.vertx(), bridge.settings().replyTimeoutMs(), "external worker " + id);
     for (String address : ExternalWorker.addresses(join.role(), id)) {
       w.addConsumer(eventBus.consumer(address, this::deliver));
@@ -189,6 +200,13 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
 
   /** A message for the worker: JSON as it is, binary (KV chunks) as base64; answers come back via {@link #answer}. */
   private void deliver(Message<Object> m) {
+    if (closed) {
+      // Queued before the consumers went: the worker is gone, and the sender should hear so now.
+      if (m.replyAddress() != null) {
+        m.fail(WorkerFailure.GONE.code(), "external worker " + worker.id() + " disconnected");
+      }
+      return;
+    }
     Object body = m.body() instanceof Buffer b ? Base64.getEncoder().encodeToString(b.getBytes()) : m.body();
     JsonObject frame = BridgeFrames.message(m.address(), body, m.headers(), m.isSend());
     boolean cancel = m.address().equals(Addresses.decodeCancel(worker.id()))
@@ -234,7 +252,7 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
     Object code = frame.getValue("failureCode");
     if (code != null) {
       if (!(code instanceof Integer c) || c < 0) {
-        p.message().fail(dev.tandem.protocol.WorkerFailure.INTERNAL.code(), "malformed failure from " + worker.id());
+        p.message().fail(WorkerFailure.INTERNAL.code(), "malformed failure from " + worker.id());
         refuse("invalid_frame", "'failureCode' must be a non-negative integer", replyAddress);
         return;
       }
@@ -250,7 +268,7 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
       }
       p.message().reply(json);
     } catch (ProtocolException e) {
-      p.message().fail(dev.tandem.protocol.WorkerFailure.INTERNAL.code(), "malformed answer from " + worker.id()
+      p.message().fail(WorkerFailure.INTERNAL.code(), "malformed answer from " + worker.id()
           + ": " + e.getMessage());
       refuse("invalid_body", "the answer to " + p.message().address() + " is malformed: " + e.getMessage(), replyAddress);
     }
@@ -296,7 +314,11 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
           + batch.workerId() + "'", replyAddress);
       return;
     }
-    forward(address, body, new DeliveryOptions(), replyAddress, bridge.settings().replyTimeoutMs());
+    // Routers never answer token batches: a reply address would only hold a reply handler for nothing.
+    eventBus.send(address, body);
+    if (replyAddress != null) {
+      socket.write(BridgeFrames.message(replyAddress, new JsonObject().put("sent", true), null, true));
+    }
   }
 
   private void sendChecked(String address, Object body, JsonCodec<?> shape, String replyAddress) {
@@ -315,9 +337,17 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
       eventBus.send(address, body, options);
       return;
     }
-    eventBus.request(address, body, options.setSendTimeout(timeoutMs)).onComplete(ar -> socket.write(ar.succeeded()
-        ? BridgeFrames.message(replyAddress, ar.result().body(), ar.result().headers(), true)
-        : BridgeFrames.failedReply(replyAddress, address, ar.cause())));
+    if (awaitingReplies >= MAX_AWAITING_REPLIES) {
+      refuse("too_many_requests", MAX_AWAITING_REPLIES + " sends of this connection await their replies", replyAddress);
+      return;
+    }
+    awaitingReplies++;
+    eventBus.request(address, body, options.setSendTimeout(timeoutMs)).onComplete(ar -> {
+      awaitingReplies--;
+      socket.write(ar.succeeded()
+          ? BridgeFrames.message(replyAddress, ar.result().body(), ar.result().headers(), true)
+          : BridgeFrames.failedReply(replyAddress, address, ar.cause()));
+    });
   }
 
   private void refuse(String code, String detail, String replyAddress) {

@@ -39,6 +39,23 @@ public final class WorkerAnnouncer {
     return put(context);
   }
 
+  /**
+   * Takes the worker's id in the registry if nobody holds it, atomically across the cluster: true when
+   * taken (then {@link #stop} removes the entry again). For workers that join from outside, whose ids
+   * are chosen by someone else.
+   */
+  public Future<Boolean> claim(WorkerDescriptor d) {
+    String json = WorkerDescriptor.CODEC.encode(d).encode();
+    // IMap has no asynchronous putIfAbsent: a worker thread waits for it (joins are rare).
+    return vertx.executeBlocking(() -> map.putIfAbsent(d.workerId(), json, ttlMs + 1000, TimeUnit.MILLISECONDS), false)
+        .map(previous -> {
+          if (previous == null) {
+            workerId = d.workerId();
+          }
+          return previous == null;
+        });
+  }
+
   /** Says now what the next heartbeat would say (e.g. after a drain). */
   public Future<Void> announceNow() {
     return put(vertx.getOrCreateContext());

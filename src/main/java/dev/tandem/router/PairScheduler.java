@@ -53,7 +53,9 @@ final class PairScheduler {
   }
 
   Choice choose(String sessionKey, String affinityWorker, int promptTokens, Set<String> avoid) {
+    // One snapshot: the directory may change under us (it is fed by Hazelcast threads).
     List<WorkerDescriptor> prefillWorkers = directory.apply(WorkerRole.PREFILL);
+    List<WorkerDescriptor> allDecode = directory.apply(WorkerRole.DECODE);
     // Only decode workers some prefill worker can feed: KV moves between workers of one model fingerprint,
     // and engines of different kinds (a Java worker, one joined over the worker bridge) may serve one model.
     Set<Long> feedable = new HashSet<>();
@@ -62,27 +64,29 @@ final class PairScheduler {
         feedable.add(p.modelFingerprint());
       }
     }
-    List<WorkerDescriptor> allDecode = directory.apply(WorkerRole.DECODE);
-    List<WorkerDescriptor> decodeWorkers = allDecode.stream()
-        .filter(d -> feedable.contains(d.modelFingerprint())).toList();
-    if (decodeWorkers.isEmpty()) {
-      return new Choice(null, null, allDecode.isEmpty() ? "decode" : "prefill");
+    // A fingerprint whose prefill workers the profile turns down (all draining, say) is dropped and the
+    // choice made again among the others; bounded by the number of fingerprints.
+    while (true) {
+      List<WorkerDescriptor> decodeWorkers = allDecode.stream()
+          .filter(d -> feedable.contains(d.modelFingerprint())).toList();
+      if (decodeWorkers.isEmpty()) {
+        return new Choice(null, null, allDecode.isEmpty() ? "decode" : "prefill");
+      }
+      Optional<WorkerView> decode = decodeProfile.choose(new SchedulingRequest(sessionKey, affinityWorker,
+          promptTokens, decodeTick++), views(decodeWorkers, -1, avoid), observer);
+      if (decode.isEmpty()) {
+        return new Choice(null, null, "decode");
+      }
+      long fingerprint = decodeWorkers.stream().filter(w -> w.workerId().equals(decode.get().id())).findFirst()
+          .orElseThrow().modelFingerprint();
+      Optional<WorkerView> prefill = prefillProfile.choose(
+          new SchedulingRequest(sessionKey, null, promptTokens, prefillTick++),
+          views(prefillWorkers, fingerprint, avoid), observer);
+      if (prefill.isPresent()) {
+        return new Choice(prefill.get().id(), decode.get().id(), null);
+      }
+      feedable.remove(fingerprint);
     }
-    Optional<WorkerView> decode = decodeProfile.choose(
-        new SchedulingRequest(sessionKey, affinityWorker, promptTokens, decodeTick++), views(decodeWorkers, -1, avoid), observer);
-    if (decode.isEmpty()) {
-      return new Choice(null, null, "decode");
-    }
-    // From the same snapshot: the directory may change under us (it is fed by Hazelcast threads).
-    long fingerprint = decodeWorkers.stream().filter(w -> w.workerId().equals(decode.get().id())).findFirst()
-        .orElseThrow().modelFingerprint();
-    Optional<WorkerView> prefill = prefillProfile.choose(
-        new SchedulingRequest(sessionKey, null, promptTokens, prefillTick++),
-        views(prefillWorkers, fingerprint, avoid), observer);
-    if (prefill.isEmpty()) {
-      return new Choice(null, null, "prefill");
-    }
-    return new Choice(prefill.get().id(), decode.get().id(), null);
   }
 
   private List<WorkerView> views(List<WorkerDescriptor> workers, long fingerprint, Set<String> avoid) {

@@ -7,10 +7,6 @@ import dev.tandem.TandemNode;
 import dev.tandem.TestNodes;
 import dev.tandem.config.BridgeSettings;
 import dev.tandem.config.TandemConfig;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -24,7 +20,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SockJsOriginTest {
   private static final String LISTED = "https://console.example.com";
-  private final HttpClient client = HttpClient.newHttpClient();
   private TandemNode node;
   private int port;
 
@@ -46,26 +41,45 @@ class SockJsOriginTest {
 
   static Stream<Arguments> origins() {
     return Stream.of(
-        Arguments.of("no Origin (not a browser)", null, 200),
-        Arguments.of("the router's own page", "http://127.0.0.1:{port}", 200),
-        Arguments.of("a listed origin", LISTED, 200),
-        Arguments.of("a listed origin, other case and a slash", "HTTPS://Console.Example.com/", 200),
-        Arguments.of("another web site", "https://evil.example", 403),
-        Arguments.of("the same host on another port", "http://127.0.0.1:1", 403),
-        Arguments.of("a file page", "null", 403));
+        Arguments.of("no Origin (not a browser)", null, 200, null),
+        Arguments.of("the router's own page", "http://127.0.0.1:{port}", 200, null),
+        Arguments.of("a listed origin", LISTED, 200, null),
+        Arguments.of("a listed origin, other case and a slash", "HTTPS://Console.Example.com/", 200, null),
+        Arguments.of("another web site", "https://evil.example", 403, null),
+        Arguments.of("the same host on another port", "http://127.0.0.1:1", 403, null),
+        Arguments.of("a file page", "null", 403, null),
+        Arguments.of("DNS rebinding: a web site's name pointed at 127.0.0.1", "http://rebind.example:{port}", 403,
+            "rebind.example:{port}"),
+        Arguments.of("the router's own page under localhost", "http://localhost:{port}", 200, "localhost:{port}"));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("origins")
-  void onlyTheRoutersOwnAndListedOriginsMayConnect(String name, String origin, int status) throws Exception {
-    HttpRequest.Builder info = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/eventbus/info"));
+  void onlyTheRoutersOwnAndListedOriginsMayConnect(String name, String origin, int status, String host)
+      throws Exception {
+    String p = Integer.toString(port);
+    // A raw request: the Host header is what a browser sends for the name in its address bar.
+    StringBuilder request = new StringBuilder("GET /eventbus/info HTTP/1.1\r\nHost: ")
+        .append(host == null ? "127.0.0.1:" + p : host.replace("{port}", p)).append("\r\nConnection: close\r\n");
     if (origin != null) {
-      info.header("Origin", origin.replace("{port}", Integer.toString(port)));
+      request.append("Origin: ").append(origin.replace("{port}", p)).append("\r\n");
     }
-    HttpResponse<String> r = client.send(info.build(), HttpResponse.BodyHandlers.ofString());
-    assertEquals(status, r.statusCode(), r.body());
+    Raw r = Raw.send(port, request.append("\r\n").toString());
+    assertEquals(status, r.status(), r.text());
     if (status == 403) {
-      assertTrue(r.body().contains("origin_not_allowed"), r.body());
+      assertTrue(r.text().contains("origin_not_allowed"), r.text());
+    }
+  }
+
+  /** A status line and the whole response, from a request written byte for byte. */
+  private record Raw(int status, String text) {
+    static Raw send(int port, String request) throws java.io.IOException {
+      try (java.net.Socket s = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        String text = new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        return new Raw(Integer.parseInt(text.substring(9, 12)), text);
+      }
     }
   }
 

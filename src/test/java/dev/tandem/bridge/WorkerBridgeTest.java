@@ -174,6 +174,26 @@ class WorkerBridgeTest {
   }
 
   @Test
+  void aWorkerThatLeavesWhileJoiningLeavesNoEntryBehind() throws Exception {
+    // Closing 0-2.75 ms after the join lands in every step of it: the claim, the consumers, the announce.
+    for (int i = 0; i < 40; i++) {
+      try (BridgeTestClient c = BridgeTestClient.connect(port)) {
+        c.write(new JsonObject().put("type", "send").put("address", Addresses.WORKER_JOIN).put("replyAddress", "join")
+            .put("body", FakeExternalWorker.joinBody("decode", engine, "py-ghost-" + i)));
+        long until = System.nanoTime() + (i % 12) * 250_000L;
+        while (System.nanoTime() < until) {
+          Thread.onSpinWait();
+        }
+      }
+    }
+    // Longer than a registry TTL (1 s here, plus Hazelcast's second): an entry still there is kept alive.
+    Thread.sleep(3_000);
+    List<String> ghosts = node.router().directory().workers(WorkerRole.DECODE).stream()
+        .map(WorkerDescriptor::workerId).filter(id -> id.startsWith("py-ghost-")).toList();
+    assertEquals(List.of(), ghosts, "workers that left while joining are still registered");
+  }
+
+  @Test
   void theRegistryKnowsAnIdOnlyOnce() throws Exception {
     try (FakeExternalWorker a = new FakeExternalWorker(port, engine);
          FakeExternalWorker b = new FakeExternalWorker(port, engine);

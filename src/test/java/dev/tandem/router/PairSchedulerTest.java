@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class PairSchedulerTest {
 
-  /** "p1:7" is prefill worker p1 with fingerprint 7; "d1:7" a decode worker. */
+  /** "p1:7" is prefill worker p1 with fingerprint 7, "p1:7!" the same draining; "d1:7" a decode worker. */
   static Stream<Arguments> cases() {
     return Stream.of(
         Arguments.of("one pair", List.of("p1:7"), List.of("d1:7"), Set.of(), "p1+d1"),
@@ -36,7 +36,10 @@ class PairSchedulerTest {
         Arguments.of("no decode workers", List.of("p1:7"), List.of(), Set.of(), "missing decode"),
         Arguments.of("no workers", List.of(), List.of(), Set.of(), "missing decode"),
         Arguments.of("no prefill workers", List.of(), List.of("d1:7"), Set.of(), "missing prefill"),
-        Arguments.of("the only decode worker failed", List.of("p1:7"), List.of("d1:7"), Set.of("d1"), "missing decode"));
+        Arguments.of("the only decode worker failed", List.of("p1:7"), List.of("d1:7"), Set.of("d1"), "missing decode"),
+        Arguments.of("the feeders of one fingerprint all drain", List.of("p1:7!", "p2:9"), List.of("d1:7", "d2:9"),
+            Set.of(), "p2+d2"),
+        Arguments.of("every feeder drains", List.of("p1:7!"), List.of("d1:7"), Set.of(), "missing prefill"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -59,8 +62,9 @@ class PairSchedulerTest {
   private static List<WorkerDescriptor> workers(WorkerRole role, List<String> specs) {
     List<WorkerDescriptor> out = new ArrayList<>();
     for (String spec : specs) {
-      String[] parts = spec.split(":");
-      out.add(new WorkerDescriptor(parts[0], role, "m", Long.parseLong(parts[1]), "node", 4, false, WorkerLoad.IDLE));
+      String[] parts = spec.replace("!", "").split(":");
+      out.add(new WorkerDescriptor(parts[0], role, "m", Long.parseLong(parts[1]), "node", 4, spec.endsWith("!"),
+          WorkerLoad.IDLE));
     }
     return out;
   }

@@ -7,10 +7,16 @@ import io.vertx.core.json.JsonObject;
  * DECODE_REQUEST: join the request whose KV was shipped to the batch. {@code firstToken} (from
  * PREFILL_DONE) is generated token 0; the worker generates tokens 1 … {@code maxNewTokens - 1} and
  * sends them to {@code routerId}'s token address. {@code routerNode} is that router's cluster member
- * (null if unknown): when it leaves, nobody is listening and the sequence is dropped.
+ * (null if unknown): when it leaves, nobody is listening and the sequence is dropped. {@code attempt} is
+ * the dispatch whose KV it claims (the one its PREFILL_REQUEST carried).
  */
 public record DecodeRequest(long requestId, int firstToken, int maxNewTokens, SamplingParams sampling,
-                            int[] stopTokens, String routerId, String routerNode) {
+                            int[] stopTokens, String routerId, String routerNode, int attempt) {
+
+  public DecodeRequest(long requestId, int firstToken, int maxNewTokens, SamplingParams sampling, int[] stopTokens,
+                       String routerId, String routerNode) {
+    this(requestId, firstToken, maxNewTokens, sampling, stopTokens, routerId, routerNode, 0);
+  }
 
   public static final JsonCodec<DecodeRequest> CODEC = new JsonCodec<>() {
     @Override
@@ -22,7 +28,8 @@ public record DecodeRequest(long requestId, int firstToken, int maxNewTokens, Sa
           .put("sampling", SamplingCodec.INSTANCE.encode(r.sampling))
           .put("stop_tokens", JsonFields.ints(r.stopTokens))
           .put("router", r.routerId)
-          .put("router_node", r.routerNode);
+          .put("router_node", r.routerNode)
+          .put("attempt", r.attempt);
     }
 
     @Override
@@ -34,7 +41,8 @@ public record DecodeRequest(long requestId, int firstToken, int maxNewTokens, Sa
           SamplingCodec.INSTANCE.decode(JsonFields.requiredObject(json, "sampling")),
           JsonFields.requiredInts(json, "stop_tokens"),
           JsonFields.requiredString(json, "router"),
-          JsonFields.optionalString(json, "router_node"));
+          JsonFields.optionalString(json, "router_node"),
+          JsonFields.optionalInt(json, "attempt", 0));
     }
   };
 }

@@ -55,6 +55,11 @@ final class JsonFields {
     throw new ProtocolException("field '" + field + "' must be a string");
   }
 
+  /** An int field that may be left out ({@code dflt} then); a wrong type is still an error. */
+  static int optionalInt(JsonObject json, String field, int dflt) {
+    return json.getValue(field) == null ? dflt : requiredInt(json, field);
+  }
+
   static JsonObject requiredObject(JsonObject json, String field) {
     Object v = json.getValue(field);
     if (v instanceof JsonObject o) {

@@ -8,8 +8,13 @@ import io.vertx.core.eventbus.DeliveryOptions;
  * KV_CACHE: one slice of a request's encoded KV (see {@link KvTransferCodec}). The body stays binary;
  * which request and which slice travel as message headers.
  */
-public record KvChunk(long requestId, int index, boolean last, Buffer payload) {
+public record KvChunk(long requestId, int index, boolean last, Buffer payload, int attempt) {
   static final String REQUEST_ID = "tandem-request-id";
+  static final String ATTEMPT = "tandem-attempt";
+
+  public KvChunk(long requestId, int index, boolean last, Buffer payload) {
+    this(requestId, index, last, payload, 0);
+  }
   static final String INDEX = "tandem-chunk";
   static final String LAST = "tandem-last";
 
@@ -18,7 +23,8 @@ public record KvChunk(long requestId, int index, boolean last, Buffer payload) {
     return new DeliveryOptions()
         .addHeader(REQUEST_ID, Long.toString(requestId))
         .addHeader(INDEX, Integer.toString(index))
-        .addHeader(LAST, Boolean.toString(last));
+        .addHeader(LAST, Boolean.toString(last))
+        .addHeader(ATTEMPT, Integer.toString(attempt));
   }
 
   public static KvChunk fromMessage(MultiMap headers, Object body) {
@@ -32,7 +38,13 @@ public record KvChunk(long requestId, int index, boolean last, Buffer payload) {
       if (index < 0 || !(last.equals("true") || last.equals("false"))) {
         throw new ProtocolException("KV chunk headers are malformed");
       }
-      return new KvChunk(requestId, index, Boolean.parseBoolean(last), payload);
+      // Optional: senders that predate attempts (or other languages' workers) mean the first one.
+      String attempt = headers.get(ATTEMPT);
+      int a = attempt == null ? 0 : Integer.parseInt(attempt);
+      if (a < 0) {
+        throw new ProtocolException("KV chunk header '" + ATTEMPT + "' must be >= 0");
+      }
+      return new KvChunk(requestId, index, Boolean.parseBoolean(last), payload, a);
     } catch (NumberFormatException e) {
       throw new ProtocolException("KV chunk headers are malformed: " + e.getMessage());
     }

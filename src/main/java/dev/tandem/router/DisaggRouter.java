@@ -187,7 +187,7 @@ public final class DisaggRouter {
     if (attempt == 1) {
       a.sink.onAccepted(a.id, a.prefillWorker, a.decodeWorker);
     }
-    PrefillRequest request = new PrefillRequest(a.id, prompt, a.decodeWorker, a.request.sampling(), routerNode);
+    PrefillRequest request = new PrefillRequest(a.id, prompt, a.decodeWorker, a.request.sampling(), routerNode, attempt);
     vertx.eventBus().<JsonObject>request(Addresses.prefill(a.prefillWorker), PrefillRequest.CODEC.encode(request),
             new DeliveryOptions().setSendTimeout(settings.prefillTimeoutMs()))
         .onComplete(ar -> {
@@ -232,7 +232,7 @@ public final class DisaggRouter {
     a.decoding = true;
     a.lastProgressNanos = System.nanoTime();
     DecodeRequest decode = new DecodeRequest(a.id, first, a.request.maxTokens() - index, a.request.sampling(),
-        a.request.stopTokens(), routerId, routerNode);
+        a.request.stopTokens(), routerId, routerNode, attempt);
     vertx.eventBus().<JsonObject>request(Addresses.decodeStart(a.decodeWorker), DecodeRequest.CODEC.encode(decode),
             new DeliveryOptions().setSendTimeout(settings.prefillTimeoutMs()))
         .onComplete(ar -> {
@@ -306,7 +306,8 @@ public final class DisaggRouter {
   private void replace(ActiveRequest a, List<String> failed) {
     a.failedWorkers.addAll(failed);
     a.failedOver |= a.stream.delivered() > 0;
-    JsonObject cancel = CancelRequest.CODEC.encode(new CancelRequest(a.id, "moved"));
+    // Only the attempt being left: should it arrive late, the next attempt on the same worker is untouched.
+    JsonObject cancel = CancelRequest.CODEC.encode(new CancelRequest(a.id, "moved", a.attempt));
     if (a.prefillLoadHeld) {
       // Still prefilling there: stop it, and do not go back (a cancel could overtake a new prefill).
       a.failedWorkers.add(a.prefillWorker);

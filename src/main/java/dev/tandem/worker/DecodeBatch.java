@@ -53,7 +53,7 @@ final class DecodeBatch {
       }
     }
     DecodeSequence s = active.get(requestId);
-    if (s == null) {
+    if (s == null || s.cancelled) {
       return null;
     }
     s.cancelled = true;
@@ -80,8 +80,18 @@ final class DecodeBatch {
     return ids;
   }
 
-  boolean contains(long requestId) {
-    return active.containsKey(requestId) || waiting.stream().anyMatch(s -> s.requestId == requestId);
+  /** The attempt of the request's sequence here (not cancelled), or null when it has none. */
+  Integer attemptOf(long requestId) {
+    DecodeSequence s = active.get(requestId);
+    if (s != null && !s.cancelled) {
+      return s.attempt;
+    }
+    for (DecodeSequence w : waiting) {
+      if (w.requestId == requestId) {
+        return w.attempt;
+      }
+    }
+    return null;
   }
 
   boolean stepping() {
@@ -187,7 +197,8 @@ final class DecodeBatch {
   }
 
   private void retire(DecodeSequence s) {
-    active.remove(s.requestId);
+    // Only this sequence: a newer attempt of the same request may have joined while it was cancelled.
+    active.remove(s.requestId, s);
     s.cache.free();
   }
 }

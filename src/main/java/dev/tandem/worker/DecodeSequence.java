@@ -16,13 +16,16 @@ final class DecodeSequence {
   final KvCache cache;
   final SamplingParams sampling;
   final StopCondition stop;
+  /** The router's dispatch this sequence belongs to: cancels of other attempts leave it alone. */
+  final int attempt;
   int lastToken;
   /** Tokens generated so far, the prefill worker's first token included. */
   int generated;
   boolean cancelled;
 
   DecodeSequence(long requestId, String routerId, String routerNode, KvCache cache, SamplingParams sampling, StopCondition stop,
-                 int firstToken) {
+                 int firstToken, int attempt) {
+    this.attempt = attempt;
     this.requestId = requestId;
     this.routerId = routerId;
     this.routerNode = routerNode;

@@ -95,7 +95,14 @@ public final class DecodeWorkerVerticle extends VerticleBase {
 
   private void onKvChunk(Message<Object> message) {
     // Asked only when a new transfer starts, not for every chunk.
-    inbox.onChunk(message, batch::contains, this::noRoom);
+    inbox.onChunk(message, (id, attempt) -> {
+      Integer decoding = batch.attemptOf(id);
+      if (decoding != null && attempt > decoding) {
+        batch.cancel(id); // the router moved the request here again: the older attempt is dead
+        return false;
+      }
+      return decoding != null;
+    }, this::noRoom);
   }
 
   /** Why this worker cannot take one more request's KV, or null when it can. */
@@ -141,11 +148,11 @@ public final class DecodeWorkerVerticle extends VerticleBase {
       message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
       return;
     }
-    if (batch.contains(request.requestId())) {
+    if (batch.attemptOf(request.requestId()) != null) {
       message.fail(WorkerFailure.BAD_REQUEST.code(), "request " + request.requestId() + " is already decoding");
       return;
     }
-    KvCache cache = inbox.claim(request.requestId());
+    KvCache cache = inbox.claim(request.requestId(), request.attempt());
     if (cache == null) {
       message.fail(WorkerFailure.KV_MISSING.code(), "no KV for request " + request.requestId()
           + " (never arrived, or freed after " + settings.kvParkTimeoutMs() + " ms)");
@@ -161,16 +168,20 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     StopCondition stop = new StopCondition(engine.tokenizer(), request.stopTokens(), request.maxNewTokens(),
         cache.length(), seqLen);
     batch.join(new DecodeSequence(request.requestId(), request.routerId(), request.routerNode(), cache,
-        request.sampling(), stop, request.firstToken()));
+        request.sampling(), stop, request.firstToken(), request.attempt()));
     message.reply(new JsonObject().put("request_id", request.requestId()).put("joined", true));
     stepIfIdle();
   }
 
   private void onCancel(Message<Object> message) {
     try {
-      long id = CancelRequest.CODEC.decode(JsonCodec.object(message.body())).requestId();
-      inbox.drop(id);
-      batch.cancel(id);
+      CancelRequest cancel = CancelRequest.CODEC.decode(JsonCodec.object(message.body()));
+      long id = cancel.requestId();
+      inbox.drop(id, cancel);
+      Integer attempt = batch.attemptOf(id);
+      if (attempt != null && cancel.covers(attempt)) {
+        batch.cancel(id);
+      }
       // A router that moves a request waits for this before it dispatches again, maybe to this worker.
       if (message.replyAddress() != null) {
         message.reply(new JsonObject().put("request_id", id).put("cancelled", true));

@@ -24,6 +24,7 @@ final class KvInbox {
 
   private final class Transfer {
     final long requestId;
+    final int attempt;
     final KvTransferAssembler assembler;
     final long timerId;
     int nextIndex;
@@ -31,14 +32,20 @@ final class KvInbox {
     WorkerFailure failure;
     String failureMessage;
 
-    Transfer(long requestId, KvTransferAssembler assembler) {
+    Transfer(long requestId, int attempt, KvTransferAssembler assembler) {
       this.requestId = requestId;
+      this.attempt = attempt;
       this.assembler = assembler;
       this.timerId = vertx.setTimer(parkTimeoutMs, id -> expire(requestId));
     }
   }
 
-  private record Parked(KvCache cache, long timerId) {
+  private record Parked(KvCache cache, int attempt, long timerId) {
+  }
+
+  /** Whether the batch decodes the request already, for KV of this attempt arriving (it may drop an older one). */
+  interface AlreadyDecoding {
+    boolean test(long requestId, int attempt);
   }
 
   private final Vertx vertx;
@@ -62,7 +69,7 @@ final class KvInbox {
    * Handles one KV_CACHE message. {@code noRoom} is asked when a new transfer starts (this one already
    * counted as incoming): null to take it, or why the worker is full.
    */
-  void onChunk(Message<Object> message, java.util.function.LongPredicate alreadyKnown,
+  void onChunk(Message<Object> message, AlreadyDecoding alreadyKnown,
                java.util.function.Supplier<String> noRoom) {
     KvChunk chunk;
     try {
@@ -72,13 +79,24 @@ final class KvInbox {
       return;
     }
     long id = chunk.requestId();
+    if (chunk.index() == 0 && supersedes(id, chunk.attempt())) {
+      // A newer dispatch of the request: what an older one left here (its sender never cancelled it,
+      // or the cancel is still on its way) is dropped, not allowed to block the new KV.
+      drop(id);
+    }
     Transfer t = incoming.get(id);
+    if (t != null && chunk.attempt() != t.attempt) {
+      // A stale attempt's chunks: its transfer was dropped or superseded; never mix them into this one.
+      refuse(message, chunk, WorkerFailure.CANCELLED, "KV of attempt " + chunk.attempt() + " of request " + id
+          + " was superseded by attempt " + t.attempt);
+      return;
+    }
     if (t == null) {
-      if (chunk.index() != 0 || parked.containsKey(id) || alreadyKnown.test(id)) {
+      if (chunk.index() != 0 || parked.containsKey(id) || alreadyKnown.test(id, chunk.attempt())) {
         refuse(message, chunk, WorkerFailure.KV_TRANSFER_FAILED, "unexpected KV chunk " + chunk.index() + " for request " + id);
         return;
       }
-      t = new Transfer(id, new KvTransferAssembler(layout, fingerprint, maxBytes));
+      t = new Transfer(id, chunk.attempt(), new KvTransferAssembler(layout, fingerprint, maxBytes));
       incoming.put(id, t);
       String full = noRoom.get();
       if (full != null) {
@@ -101,7 +119,7 @@ final class KvInbox {
     try {
       KvCache cache = t.assembler.finish();
       vertx.cancelTimer(t.timerId);
-      parked.put(id, new Parked(cache, vertx.setTimer(parkTimeoutMs, tid -> expire(id))));
+      parked.put(id, new Parked(cache, t.attempt, vertx.setTimer(parkTimeoutMs, tid -> expire(id))));
       message.reply(KvAck.CODEC.encode(new KvAck(id, t.assembler.bytesReceived(), cache.length())));
     } catch (KvTransferException e) {
       vertx.cancelTimer(t.timerId);
@@ -141,14 +159,36 @@ final class KvInbox {
     }
   }
 
-  /** Hands the parked KV of a request to its DECODE_REQUEST; null when there is none. */
-  KvCache claim(long requestId) {
-    Parked p = parked.remove(requestId);
-    if (p == null) {
+  /** True when a transfer of {@code attempt} is newer than what the request holds here. */
+  private boolean supersedes(long requestId, int attempt) {
+    Transfer t = incoming.get(requestId);
+    Parked p = parked.get(requestId);
+    return t != null && attempt > t.attempt || p != null && attempt > p.attempt;
+  }
+
+  /**
+   * Hands the parked KV of a request's attempt to its DECODE_REQUEST; null when there is none. KV of
+   * attempt 0 came from a sender that does not number attempts (a worker in another language): any
+   * attempt may claim it.
+   */
+  KvCache claim(long requestId, int attempt) {
+    Parked p = parked.get(requestId);
+    if (p == null || p.attempt != attempt && p.attempt != 0) {
       return null;
     }
+    parked.remove(requestId);
     vertx.cancelTimer(p.timerId);
     return p.cache;
+  }
+
+  /** Frees what the cancel's attempt of the request holds here (every attempt's, for an unscoped cancel). */
+  boolean drop(long requestId, dev.tandem.protocol.CancelRequest cancel) {
+    Transfer t = incoming.get(requestId);
+    Parked p = parked.get(requestId);
+    if ((t == null || !cancel.covers(t.attempt)) && (p == null || !cancel.covers(p.attempt))) {
+      return false;
+    }
+    return drop(requestId);
   }
 
   /** Frees whatever the request holds here; true if it held anything. */

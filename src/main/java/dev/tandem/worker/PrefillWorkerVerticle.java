@@ -165,9 +165,10 @@ public final class PrefillWorkerVerticle extends VerticleBase {
           jobs.remove(request.requestId());
           if (ar.succeeded() && job.cancelled) {
             // Cancelled while the KV travelled: the router's cancel may have overtaken the chunks, so this
-            // worker — their sender, hence ordered after them — frees them on the decode worker.
+            // worker — their sender, hence ordered after them — frees them on the decode worker. Scoped to
+            // this attempt: the router may already have sent the next one to the same decode worker.
             vertx.eventBus().send(Addresses.decodeCancel(request.decodeWorkerId()),
-                CancelRequest.CODEC.encode(new CancelRequest(request.requestId(), "cancelled")));
+                CancelRequest.CODEC.encode(new CancelRequest(request.requestId(), "cancelled", request.attempt())));
             message.fail(WorkerFailure.CANCELLED.code(), "request " + request.requestId() + " was cancelled");
           } else if (ar.succeeded()) {
             message.reply(PrefillDone.CODEC.encode(ar.result()));
@@ -217,13 +218,14 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     long bytes = 0;
     for (int i = 0; i < chunks.size() - 1; i++) {
       bytes += chunks.get(i).length();
-      vertx.eventBus().send(address, chunks.get(i), new KvChunk(id, i, false, chunks.get(i)).deliveryOptions());
+      vertx.eventBus().send(address, chunks.get(i),
+          new KvChunk(id, i, false, chunks.get(i), job.request.attempt()).deliveryOptions());
     }
     int lastIndex = chunks.size() - 1;
     Buffer last = chunks.get(lastIndex);
     long total = bytes + last.length();
     long shipStart = System.nanoTime();
-    DeliveryOptions options = new KvChunk(id, lastIndex, true, last).deliveryOptions()
+    DeliveryOptions options = new KvChunk(id, lastIndex, true, last, job.request.attempt()).deliveryOptions()
         .setSendTimeout(settings.kvParkTimeoutMs());
     return vertx.eventBus().<JsonObject>request(address, last, options).map(reply -> {
       KvAck ack = KvAck.CODEC.decode(reply.body());

@@ -18,17 +18,18 @@ class WireCodecRoundTripTest {
   static Stream<Arguments> records() {
     return Stream.of(
         Arguments.of("PrefillRequest", PrefillRequest.CODEC,
-            new PrefillRequest(Long.MAX_VALUE, new int[] {256, 72, 105}, "decode-1", SAMPLING, "node-7"), "prompt_tokens"),
+            new PrefillRequest(Long.MAX_VALUE, new int[] {256, 72, 105}, "decode-1", SAMPLING, "node-7", 3), "prompt_tokens"),
         Arguments.of("PrefillDone", PrefillDone.CODEC, new PrefillDone(7, 42, 3, 98304, 1500), "first_token"),
         Arguments.of("KvAck", KvAck.CODEC, new KvAck(7, 98304, 3), "bytes"),
         Arguments.of("DecodeRequest", DecodeRequest.CODEC,
-            new DecodeRequest(9, 42, 16, SAMPLING, new int[] {257}, "router-1", "node-7"), "sampling"),
+            new DecodeRequest(9, 42, 16, SAMPLING, new int[] {257}, "router-1", "node-7", 2), "sampling"),
         Arguments.of("TokenEvent", TokenEvent.CODEC, new TokenEvent(9, 3, new int[] {1, 2}, "length", null), "seq"),
         Arguments.of("TokenEvent(error)", TokenEvent.CODEC, new TokenEvent(9, 0, new int[0], null, "boom"), "tokens"),
         Arguments.of("TokenBatch", TokenBatch.CODEC, new TokenBatch("decode-1", List.of(
             new TokenEvent(1, 5, new int[] {10}, null, null),
             new TokenEvent(2, 9, new int[0], "stop", null))), "events"),
         Arguments.of("CancelRequest", CancelRequest.CODEC, new CancelRequest(3, "client_closed"), "request_id"),
+        Arguments.of("CancelRequest(attempt)", CancelRequest.CODEC, new CancelRequest(3, "moved", 2), "reason"),
         Arguments.of("WorkerDescriptor", WorkerDescriptor.CODEC,
             new WorkerDescriptor("prefill-1", WorkerRole.PREFILL, "tandem-builtin", 0x1234_5678_9abcL, "node", 4, true,
                 new WorkerLoad(300, 0, 0, 0)),

@@ -66,7 +66,7 @@ class DisaggregatedExactnessTest {
     }
     int seqLen = ENGINE.info().config().seqLen();
     DecodeSequence target = new DecodeSequence(1, "router", null, decodeCache, sampling,
-        new StopCondition(ENGINE.tokenizer(), new int[0], MAX_NEW, tokens.length, seqLen), first);
+        new StopCondition(ENGINE.tokenizer(), new int[0], MAX_NEW, tokens.length, seqLen), first, 1);
 
     List<float[]> actualLogits = new ArrayList<>();
     actualLogits.add(firstLogits);
@@ -112,7 +112,7 @@ class DisaggregatedExactnessTest {
     // Long-lived neighbours: they must not finish before the target does.
     return new DecodeSequence(id, "router", null, cache, sampling,
         new StopCondition(ENGINE.tokenizer(), new int[0], 400, tokens.length, ENGINE.info().config().seqLen()),
-        first);
+        first, 1);
   }
 
   private static int[] bits(float[] values) {

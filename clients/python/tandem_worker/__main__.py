@@ -1,8 +1,9 @@
-"""python3 -m tandem_worker --role decode|prefill --bridge HOST:PORT [--worker-id ID] [--token T] [--max-batch N]
+"""python3 -m tandem_worker --role decode|prefill --bridge HOST:PORT[,HOST:PORT...] [--worker-id ID] [--token T]
 
 Joins the cluster with the toy model and serves until SIGINT/SIGTERM (then drains for up to
---drain-seconds and leaves; a second signal leaves at once). Exit code 0 after a signal, 1 when the
-connection was lost, 2 when the join was refused.
+--drain-seconds and leaves; a second signal leaves at once). A lost connection is rejoined, under the
+same worker id, through the --bridge addresses in turn, for up to --reconnect-timeout seconds. Exit code
+0 after a signal, 1 when no join succeeded within --reconnect-timeout, 2 when the join was refused.
 """
 
 from __future__ import annotations
@@ -16,21 +17,23 @@ import threading
 from typing import List, Optional
 
 from .bridge import ConnectionLost, JoinRefused
+from .reconnect import Address, Supervisor, parse_addresses
 from .toy_model import TOY_NAME, ToyModel
 from .worker import ROLES, WorkerSettings, drain_and_close, make_worker
 
 
-def _address(text: str) -> "tuple[str, int]":
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit():
-        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
-    return host or "127.0.0.1", int(port)
+def _addresses(text: str) -> List[Address]:
+    try:
+        return parse_addresses(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python3 -m tandem_worker", description=__doc__.split("\n\n")[1].strip())
     p.add_argument("--role", required=True, choices=sorted(ROLES))
-    p.add_argument("--bridge", required=True, type=_address, help="the worker bridge, HOST:PORT")
+    p.add_argument("--bridge", required=True, type=_addresses,
+                   help="the worker bridge, HOST:PORT; several router nodes' comma-separated, tried in turn")
     p.add_argument("--worker-id", help="[A-Za-z0-9._-]{1,64}; default: the bridge picks py-<role>-<random>")
     p.add_argument("--token", default=os.environ.get("TANDEM_WORKER_BRIDGE_TOKEN"),
                    help="the bridge's worker-bridge.token (default: $TANDEM_WORKER_BRIDGE_TOKEN)")
@@ -41,10 +44,15 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p.add_argument("--seq-len", type=int, default=512, help="toy model context length (the cluster's)")
     p.add_argument("--kv-capacity-bytes", type=int, default=None, help="decode: KV memory limit")
     p.add_argument("--drain-seconds", type=float, default=5.0, help="how long a signal waits for running work")
+    p.add_argument("--reconnect-timeout", type=float, default=60.0,
+                   help="seconds to keep trying to (re)join after a lost connection, or while no node is "
+                        "reachable at start (default %(default)g; 0: exit at once)")
     p.add_argument("--log-level", default="INFO")
     args = p.parse_args(argv)
     if args.max_batch is not None and args.max_batch < 1:
         p.error("--max-batch must be >= 1")
+    if args.reconnect_timeout < 0:
+        p.error("--reconnect-timeout must be >= 0")
     return args
 
 
@@ -56,33 +64,38 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.kv_capacity_bytes is not None:
         settings.kv_capacity_bytes = args.kv_capacity_bytes
     engine = ToyModel(args.vocab_size, args.seq_len, name=args.model)
-    host, port = args.bridge
+    host, port = args.bridge[0]
     worker = make_worker(args.role, engine, host, port, worker_id=args.worker_id, token=args.token,
                          settings=settings)
     stop = threading.Event()
 
     def on_signal(signum: int, _frame: object) -> None:
+        # Only flags here: the handler runs on the main thread, possibly inside a lock the worker holds.
+        # A second signal leaves at once (drain_and_close sees it through stop_now).
         if stop.is_set():
-            worker.close()  # a second signal: leave now
+            stop_now.set()
         stop.set()
 
+    stop_now = threading.Event()
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
+    supervisor = Supervisor(worker, args.bridge, reconnect_timeout=args.reconnect_timeout, stop=stop)
     try:
-        worker.start()
+        supervisor.run()
     except JoinRefused as e:
-        log.error("join refused by %s:%d: %s", host, port, e)
+        log.error("join refused by %s:%d: %s", worker.host, worker.port, e)
+        worker.close()
         return 2
     except ConnectionLost as e:
         log.error("%s", e)
+        worker.close()
         return 1
-    # Wake up now and then: signal handlers run on the main thread between waits.
-    while not stop.is_set() and not worker.wait(0.2):
-        pass
-    if worker.closed_reason is not None and not stop.is_set():
-        return 1
+    if worker.closed_reason is not None:
+        log.info("stopped while not joined: leaving")
+        worker.close()
+        return 0
     log.info("leaving: draining for up to %g s", args.drain_seconds)
-    drain_and_close(worker, args.drain_seconds)
+    drain_and_close(worker, args.drain_seconds, stop_now)
     return 0
 
 

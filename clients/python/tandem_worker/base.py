@@ -37,6 +37,8 @@ class WorkerSettings:
     max_queued_prefill_tokens: int = 65_536
     max_waiting_sequences: int = 64
     join_timeout_s: float = 10.0
+    #: how long a rejoin waits for the threads of the lost connection (a running engine step) to end.
+    rejoin_quiesce_s: float = 30.0
 
 
 class IncompatibleModel(JoinRefused):
@@ -46,7 +48,12 @@ class IncompatibleModel(JoinRefused):
 class Worker(abc.ABC):
     """A worker joined to a Tandem cluster over the worker bridge. ``start()`` connects and joins
     (raising JoinRefused or ConnectionLost), ``wait()`` blocks until the connection ends, ``close()``
-    leaves the cluster (the bridge removes the worker at once)."""
+    leaves the cluster (the bridge removes the worker at once).
+
+    After the connection ended (but not after close()), ``start()`` may be called again — with
+    ``host``/``port`` changed to another router node if need be — to rejoin: the engine is kept, every
+    request held for the old connection was freed when it ended (the cluster failed them over), and the
+    old connection's threads are waited for first. :mod:`tandem_worker.reconnect` does this in a loop."""
 
     role = ""
 
@@ -68,9 +75,10 @@ class Worker(abc.ABC):
         self.draining = False
         self.connection: Optional[BridgeConnection] = None
         self._handlers: Dict[str, Callable[[Message], None]] = {}
-        self._stop = threading.Event()
+        self._stop = threading.Event()  # per connection: a late heartbeat thread never outlives its own
         self._ticker: Optional[threading.Thread] = None
         self._closing = False
+        self._session: Optional[BridgeConnection] = None  # the connection whose join succeeded
 
     # ---- the role's part ----
 
@@ -102,11 +110,20 @@ class Worker(abc.ABC):
         """Called once joined, before the first message is handled (start role threads)."""
 
     def _on_stop(self) -> None:
-        """Called once the connection ended (stop role threads, free what is held)."""
+        """Called once the connection ended (stop role threads, free what is held). Idempotent: a rejoin
+        calls it again once the old threads are gone, to free what they added meanwhile."""
+
+    def _before_rejoin(self) -> None:
+        """Called before a rejoin, after _on_stop: wait for the role's threads of the old connection
+        (at most ``settings.rejoin_quiesce_s``) and make the role startable again."""
 
     # ---- lifecycle ----
 
     def start(self) -> "Worker":
+        if self._closing:
+            raise ConnectionLost("the worker was closed")
+        if self.connection is not None:
+            self._quiesce()
         info = self.engine.info
         body: Dict[str, Any] = {"role": self.role, "model": info.name, "model_fingerprint": info.fingerprint,
                                 "max_batch": self.settings.max_batch}
@@ -114,7 +131,9 @@ class Worker(abc.ABC):
             body["worker_id"] = self.requested_id
         if self.token is not None:
             body["token"] = self.token
-        self.connection = BridgeConnection(self.host, self.port, self._dispatch, self._on_error, self._on_close)
+        stop = self._stop = threading.Event()
+        self.connection = BridgeConnection(self.host, self.port, self._dispatch, self._on_error,
+                                           lambda reason: self._on_close(reason, stop))
         done = threading.Event()
         failure: List[BaseException] = []
 
@@ -131,20 +150,37 @@ class Worker(abc.ABC):
                 failure.append(e)
             done.set()
 
+        # A failed attempt closes its connection but not the worker (close() would forbid a retry).
         try:
             self.connection.request(JOIN, body, timeout=self.settings.join_timeout_s, reply_address="join",
                                     callback=joined)
         except ConnectionLost:
-            self.close()
+            self.connection.close()
             raise
         done.wait()
         if failure:
-            self.close()
+            self.connection.close()
             raise failure[0]
-        self.log.info("joined as %s worker %s on node %s (model %s, fingerprint %016x, heartbeat %d ms)",
-                      self.role, self.worker_id, self.node_id, info.name, info.fingerprint & (2**64 - 1),
-                      self.heartbeat_ms)
+        self.log.info("joined as %s worker %s on node %s via %s:%d (model %s, fingerprint %016x, heartbeat %d ms)",
+                      self.role, self.worker_id, self.node_id, self.host, self.port, info.name,
+                      info.fingerprint & (2**64 - 1), self.heartbeat_ms)
         return self
+
+    def _quiesce(self) -> None:
+        """Before a rejoin: the old connection must be over, and none of its threads may still add work
+        (a message being handled, a heartbeat, a running step) once the new one starts."""
+        old = self.connection
+        assert old is not None
+        if old.closed is None:
+            raise RuntimeError("start() again only after the connection ended")
+        budget = self.settings.rejoin_quiesce_s
+        old.closed_event.wait(budget)  # on_close (the first _on_stop) has returned
+        if not old.join(budget):
+            self.log.warning("the reader of the lost connection is still busy; rejoining anyway")
+        if self._ticker is not None:
+            self._ticker.join(budget)
+        self._on_stop()  # again: frees what a handler of the old connection added after the first one
+        self._before_rejoin()
 
     def _accept_join(self, reply: Any) -> None:
         if not isinstance(reply, dict) or not isinstance(reply.get("worker_id"), str):
@@ -173,7 +209,9 @@ class Worker(abc.ABC):
             self.log.warning("the bridge will send to addresses this worker does not handle: %s",
                              sorted(set(addresses) - set(self._handlers)))
         self._on_start()
-        self._ticker = threading.Thread(target=self._heartbeats, name="tandem-worker-heartbeat", daemon=True)
+        self._session = self.connection
+        self._ticker = threading.Thread(target=self._heartbeats, args=(self._stop,), name="tandem-worker-heartbeat",
+                                        daemon=True)
         self._ticker.start()
 
     def wait(self, timeout: Optional[float] = None) -> bool:
@@ -199,6 +237,11 @@ class Worker(abc.ABC):
     def closed_reason(self) -> Optional[ConnectionLost]:
         return self.connection.closed if self.connection is not None else None
 
+    @property
+    def closing(self) -> bool:
+        """True once close() was called: the worker is leaving and must not rejoin."""
+        return self._closing
+
     def set_draining(self, draining: bool) -> None:
         """Says so in the registry at once: routers send a draining worker nothing new."""
         self.draining = draining
@@ -213,6 +256,8 @@ class Worker(abc.ABC):
     # ---- internals ----
 
     def _dispatch(self, message: Message) -> None:
+        if message.connection is not self.connection:
+            return  # a straggler of a connection this worker already left: the cluster failed it over
         handler = self._handlers.get(message.address)
         if handler is None:
             self.log.warning("no handler for a message to %s", message.address)
@@ -237,8 +282,12 @@ class Worker(abc.ABC):
         # it means this worker and the bridge disagree about the protocol.
         self.log.error("the bridge refused a frame: %s %s", code, detail)
 
-    def _on_close(self, reason: ConnectionLost) -> None:
-        self._stop.set()
+    def _on_close(self, reason: ConnectionLost, stop: threading.Event) -> None:
+        stop.set()
+        if self.connection is not self._session:
+            # A join attempt that failed: start() raises why, nothing was served on it.
+            self.log.debug("join attempt via %s:%d ended: %s", self.host, self.port, reason)
+            return
         (self.log.info if self._closing else self.log.error)("worker %s: %s", self.worker_id or "-", reason)
         self._on_stop()
 
@@ -263,9 +312,9 @@ class Worker(abc.ABC):
         except ConnectionLost:
             pass
 
-    def _heartbeats(self) -> None:
+    def _heartbeats(self, stop: threading.Event) -> None:
         # The heartbeat doubles as the keep-alive: the bridge closes a connection silent for idle_timeout_ms.
-        while not self._stop.wait(self.heartbeat_ms / 1000.0):
+        while not stop.wait(self.heartbeat_ms / 1000.0):
             try:
                 self._tick()
             except Exception:  # noqa: BLE001

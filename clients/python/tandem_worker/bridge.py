@@ -73,6 +73,11 @@ class Message:
         self._answered = False
         self._lock = threading.Lock()
 
+    @property
+    def connection(self) -> "BridgeConnection":
+        """The connection it arrived on (a worker that rejoined ignores messages of an old one)."""
+        return self._connection
+
     def _claim(self) -> bool:
         with self._lock:
             if self._answered or self.reply_address is None:
@@ -118,6 +123,8 @@ class BridgeConnection:
         # The last err frame nobody waited for: the bridge says why just before it closes a connection
         # (idle_timeout, shutting_down), and that belongs in the ConnectionLost.
         self._notice: Optional[Tuple[float, str]] = None
+        # Set once the connection ended AND on_close returned: whoever waits on it (a worker about to
+        # rejoin) sees the state on_close cleaned up, never a half-cleaned one.
         self.closed_event = threading.Event()
         self._reader = threading.Thread(target=self._read_loop, name="tandem-worker-reader", daemon=True)
         self._reader.start()
@@ -188,6 +195,13 @@ class BridgeConnection:
 
     def close(self) -> None:
         self._shut(ConnectionLost("the connection was closed by this worker"))
+
+    def join(self, timeout: Optional[float] = None) -> bool:
+        """Waits for the reader thread to end (after the connection closed); True if it did. A worker
+        rejoining calls it so that no handler of the old connection still runs beside the new one."""
+        if threading.current_thread() is not self._reader:
+            self._reader.join(timeout)
+        return not self._reader.is_alive() or threading.current_thread() is self._reader
 
     # ---- internals ----
 
@@ -294,9 +308,10 @@ class BridgeConnection:
         except OSError:
             pass
         self._sock.close()
-        self.closed_event.set()
-        if self._on_close is not None:
-            try:
+        try:
+            if self._on_close is not None:
                 self._on_close(reason)
-            except Exception:  # noqa: BLE001
-                LOG.exception("on_close failed")
+        except Exception:  # noqa: BLE001
+            LOG.exception("on_close failed")
+        finally:
+            self.closed_event.set()

@@ -42,11 +42,25 @@ class DecodeWorker(Worker):
         self._stepper.start()
 
     def _on_stop(self) -> None:
+        # The cluster failed over whatever this worker held for the lost connection: free it all (a step
+        # that is computing drops its sequences when it completes).
         with self.lock:
             self._stopped = True
             self.batch.clear()
             self.inbox.clear()
             self._wake.notify_all()
+
+    def _before_rejoin(self) -> None:
+        # One stepper at a time: the old one ends after its running step (its sequences are cancelled).
+        if self._stepper is not None:
+            self._stepper.join(self.settings.rejoin_quiesce_s)
+            if self._stepper.is_alive():
+                raise RuntimeError(f"the decode step of the lost connection still runs after "
+                                   f"{self.settings.rejoin_quiesce_s:g} s")
+        with self.lock:
+            self.batch.clear()
+            self.inbox.clear()
+            self._stopped = False
 
     # ---- reports ----
 

@@ -4,6 +4,7 @@ thread, ship the KV to the chosen decode worker in chunks, answer PREFILL_DONE o
 from __future__ import annotations
 
 import base64
+import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Dict, List, Optional
@@ -11,7 +12,7 @@ from typing import Any, Callable, Dict, List, Optional
 from . import kv_codec
 from .base import (BAD_REQUEST, BUSY, CANCELLED, FAILURE_CODES, INTERNAL, KV_TOO_LARGE, KV_TRANSFER_FAILED, Worker,
                    int_list, optional_str, parse_request_id)
-from .bridge import ConnectionLost, Message, ReplyFailed
+from .bridge import BridgeConnection, ConnectionLost, Message, ReplyFailed
 from .engine import PrefillCancelled, Sampling
 
 
@@ -20,6 +21,8 @@ class _Job:
 
     def __init__(self, request_id: int, tokens: List[int], decode_worker: str, sampling: Sampling,
                  router_node: Optional[str], message: Message):
+        # The job belongs to the connection it came on: its KV and answer never go out on a later one.
+        self.connection: BridgeConnection = message.connection
         self.request_id = request_id
         self.tokens = tokens
         self.decode_worker = decode_worker
@@ -40,6 +43,8 @@ class PrefillWorker(Worker):
         super().__init__(*args, **kwargs)
         self._jobs: Dict[int, _Job] = {}
         self._compute: Optional[ThreadPoolExecutor] = None
+        self._running = 0  # compute threads inside _run, waited for before a rejoin
+        self._idle = threading.Condition(self.lock)
         self.prefills_done = 0
 
     def _role_handlers(self) -> Dict[str, Callable[[Message], None]]:
@@ -54,8 +59,19 @@ class PrefillWorker(Worker):
         with self.lock:
             for job in self._jobs.values():
                 job.cancelled = True  # nobody can take the answer any more
+            # Forgotten at once (status says 0): the cluster already moved them to other workers.
+            self._jobs.clear()
         if self._compute is not None:
             self._compute.shutdown(wait=False)
+
+    def _before_rejoin(self) -> None:
+        # Cancelled jobs stop between positions; waiting keeps the engine's concurrency at max_batch.
+        deadline = time.monotonic() + self.settings.rejoin_quiesce_s
+        with self._idle:
+            while self._running and time.monotonic() < deadline:
+                self._idle.wait(max(0.0, deadline - time.monotonic()))
+            if self._running:
+                self.log.warning("%d prefills of the lost connection are still computing", self._running)
 
     # ---- reports ----
 
@@ -149,6 +165,16 @@ class PrefillWorker(Worker):
     # ---- compute and ship (a compute thread) ----
 
     def _run(self, job: _Job) -> None:
+        with self.lock:
+            self._running += 1
+        try:
+            self._compute_and_ship(job)
+        finally:
+            with self._idle:
+                self._running -= 1
+                self._idle.notify_all()
+
+    def _compute_and_ship(self, job: _Job) -> None:
         try:
             if job.cancelled:
                 raise PrefillCancelled()
@@ -176,7 +202,6 @@ class PrefillWorker(Worker):
 
     def _ship(self, job: _Job, chunks: List[bytes], first: int, micros: int) -> None:
         """Sends the chunks in order; the last one is a request whose reply is the decode worker's ack."""
-        assert self.connection is not None
         address = f"tandem.decode.{job.decode_worker}.kv"
         total = sum(len(c) for c in chunks)
         for index, chunk in enumerate(chunks):
@@ -184,9 +209,9 @@ class PrefillWorker(Worker):
                        "tandem-last": "true" if index == len(chunks) - 1 else "false"}
             body = base64.b64encode(chunk).decode("ascii")
             if index < len(chunks) - 1:
-                self.connection.send(address, body, headers)
+                job.connection.send(address, body, headers)
             else:
-                self.connection.request(address, body, headers, timeout=self.settings.kv_park_timeout_ms / 1000.0,
+                job.connection.request(address, body, headers, timeout=self.settings.kv_park_timeout_ms / 1000.0,
                                         callback=lambda f: self._on_ack(job, f, total, first, micros))
 
     def _on_ack(self, job: _Job, future: "Future[Any]", total: int, first: int, micros: int) -> None:
@@ -197,7 +222,7 @@ class PrefillWorker(Worker):
             if job.cancelled:
                 # Cancelled while the KV travelled: the router's cancel may have overtaken the chunks, so
                 # this worker — their sender, hence ordered after them — frees them on the decode worker.
-                self._send_quietly(f"tandem.decode.{job.decode_worker}.cancel",
+                self._send_quietly(job, f"tandem.decode.{job.decode_worker}.cancel",
                                    {"request_id": job.request_id, "reason": "cancelled"})
                 self._finish(job)
             elif acked != total:
@@ -218,7 +243,8 @@ class PrefillWorker(Worker):
                 done: Optional[Dict[str, Any]] = None) -> None:
         """Removes the job and answers it: PREFILL_DONE, or the failure (499 cancelled by default)."""
         with self.lock:
-            self._jobs.pop(job.request_id, None)
+            if self._jobs.get(job.request_id) is job:  # not a namesake that came on a later connection
+                del self._jobs[job.request_id]
         try:
             if done is not None:
                 self.prefills_done += 1
@@ -233,9 +259,8 @@ class PrefillWorker(Worker):
         except ConnectionLost:
             pass
 
-    def _send_quietly(self, address: str, body: Dict[str, Any]) -> None:
+    def _send_quietly(self, job: _Job, address: str, body: Dict[str, Any]) -> None:
         try:
-            assert self.connection is not None
-            self.connection.send(address, body)
+            job.connection.send(address, body)
         except ConnectionLost:
             pass

@@ -33,17 +33,27 @@ def join_reply(worker_id: str = "py-test-1", heartbeat_ms: int = 50, model: Opti
             "addresses": addresses + [f"tandem.worker.{worker_id}.status", f"tandem.worker.{worker_id}.drain"]}
 
 
+class _Closed:
+    """Put in ``frames`` when a connection ends; ``next()`` skips the markers of replaced connections."""
+
+    def __init__(self, conn: socket.socket):
+        self.conn = conn
+
+
 class FakeWorkerBridge:
-    """Accepts one connection. ``join`` answers the join frame: a reply body (dict), an err frame
-    (a dict with "type": "err"), None for no answer, or a callable(frame) -> one of those."""
+    """Accepts connections one after another (a worker that rejoins comes back to it); ``conn`` is the
+    latest. ``join`` answers each join frame: a reply body (dict), an err frame (a dict with "type":
+    "err"), None for no answer, or a callable(frame) -> one of those. ``joins`` gets every join frame."""
 
     def __init__(self, join: Union[None, Dict[str, Any], Callable[[Dict[str, Any]], Any]] = None):
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.join = join if join is not None else join_reply()
         self.join_frames: List[Dict[str, Any]] = []
+        self.joins: "queue.Queue[Dict[str, Any]]" = queue.Queue()
+        self.accepted = 0
         self.heartbeats: "queue.Queue[Dict[str, Any]]" = queue.Queue()
-        self.frames: "queue.Queue[Optional[Dict[str, Any]]]" = queue.Queue()
+        self.frames: "queue.Queue[Union[Dict[str, Any], _Closed]]" = queue.Queue()
         self._stash: List[Dict[str, Any]] = []  # frames reply_to passed over, for next() to return
         self.conn: Optional[socket.socket] = None
         self.connected = threading.Event()
@@ -53,12 +63,19 @@ class FakeWorkerBridge:
         self._thread.start()
 
     def _serve(self) -> None:
-        try:
-            conn, _ = self.listener.accept()
-        except OSError:
-            return
-        self.conn = conn
-        self.connected.set()
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            with self._write:
+                self.conn = conn
+                self.accepted += 1
+                self.disconnected.clear()
+            self.connected.set()
+            threading.Thread(target=self._read, args=(conn,), daemon=True).start()
+
+    def _read(self, conn: socket.socket) -> None:
         try:
             while True:
                 frame = frames.read_frame(conn)
@@ -67,13 +84,17 @@ class FakeWorkerBridge:
                 self._on_frame(frame)
         except (OSError, ValueError):
             pass
-        self.disconnected.set()
-        self.frames.put(None)
+        conn.close()
+        with self._write:
+            if conn is self.conn:
+                self.disconnected.set()
+        self.frames.put(_Closed(conn))
 
     def _on_frame(self, frame: Dict[str, Any]) -> None:
         address = frame.get("address")
         if address == JOIN:
             self.join_frames.append(frame)
+            self.joins.put(frame)
             answer = self.join(frame) if callable(self.join) else self.join
             if isinstance(answer, dict) and answer.get("type") == "err":
                 self.send(dict(answer, address=frame.get("replyAddress")))
@@ -111,14 +132,16 @@ class FakeWorkerBridge:
         """The next frame the worker sent (not join, not heartbeat)."""
         if self._stash:
             return self._stash.pop(0)
-        try:
-            frame = self.frames.get(timeout=timeout)
-        except queue.Empty:
-            raise AssertionError(f"the worker sent nothing within {timeout} s") from None
-        if frame is None:
-            self.frames.put(None)
-            raise AssertionError("the worker closed the connection")
-        return frame
+        while True:
+            try:
+                frame = self.frames.get(timeout=timeout)
+            except queue.Empty:
+                raise AssertionError(f"the worker sent nothing within {timeout} s") from None
+            if not isinstance(frame, _Closed):
+                return frame
+            if frame.conn is self.conn:
+                self.frames.put(frame)
+                raise AssertionError("the worker closed the connection")
 
     def reply_to(self, reply: str, timeout: float = 5.0) -> Dict[str, Any]:
         """The worker's answer to a message sent with replyAddress ``reply``; other frames stay for next()."""
@@ -147,13 +170,15 @@ class FakeWorkerBridge:
                 frame = self.frames.get_nowait()
             except queue.Empty:
                 return out
-            if frame is None:
-                self.frames.put(None)
-                return out
+            if isinstance(frame, _Closed):
+                if frame.conn is self.conn:
+                    self.frames.put(frame)
+                    return out
+                continue
             out.append(frame)
 
     def drop(self) -> None:
-        """Closes the worker's connection, as a bridge that went away."""
+        """Closes the worker's (latest) connection, as a bridge that went away; the listener stays."""
         if self.conn is not None:
             try:
                 self.conn.shutdown(socket.SHUT_RDWR)
@@ -163,6 +188,10 @@ class FakeWorkerBridge:
 
     def close(self) -> None:
         self.drop()
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)  # wakes the accept(); close() alone does not on Linux
+        except OSError:
+            pass
         self.listener.close()
         self._thread.join(5)
 

@@ -67,6 +67,8 @@ class TandemServer:
             self._args += ["--worker-bridge-port", str(self.worker_bridge_port)]
         self._args += list(args)
         full_env = dict(os.environ)
+        # The tests' own switch, not a setting: the JVM would read it as the unknown key worker.log.
+        full_env.pop("TANDEM_WORKER_LOG", None)
         full_env["TANDEM_BRIDGE_TCP_PORT"] = str(self.bridge_port)
         full_env.update(env or {})
         self._process = subprocess.Popen(self._args, cwd=PROJECT_DIR, env=full_env, stdin=subprocess.DEVNULL,

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import json
 import queue
+import socket
+import threading
 import time
 import unittest
 import urllib.request
 from typing import Any, Dict, List, Optional, Tuple
 
 from tandem_client import TandemClient, TandemRequestError
-from tandem_worker import (DecodeWorker, JoinRefused, PrefillWorker, Refused, ToyModel, Worker, WorkerSettings)
+from tandem_worker import (Backoff, DecodeWorker, JoinRefused, PrefillWorker, Refused, Supervisor, ToyModel, Worker,
+                           WorkerSettings)
 from tandem_worker.bridge import BridgeConnection
 
 from .tandem_server import TandemServer
@@ -154,6 +157,54 @@ class LeavingTest(unittest.TestCase):
         finally:
             decode.set_draining(False)
             slow.close()
+
+
+class ReconnectTest(unittest.TestCase):
+
+    def test_a_worker_whose_connection_drops_rejoins_and_serves_the_next_request(self) -> None:
+        assert server.worker_bridge_port is not None
+        worker = DecodeWorker(model, "127.0.0.1", server.worker_bridge_port, worker_id="py-dec-re",
+                              settings=WorkerSettings(join_timeout_s=3.0))
+        supervisor = Supervisor(worker, [("127.0.0.1", server.worker_bridge_port)], reconnect_timeout=TIMEOUT,
+                                backoff=Backoff(0.05, 0.5))
+        errors: List[BaseException] = []
+        thread = threading.Thread(target=lambda: _run(supervisor, errors), daemon=True)
+        thread.start()
+        try:
+            wait_for(lambda: supervisor.joins == 1 or bool(errors), "joined")  # start() returned, not just listed
+            first = worker.connection
+            assert first is not None
+            first._sock.shutdown(socket.SHUT_RDWR)  # an abrupt drop, from the worker's side: nothing is killed
+            wait_for(lambda: supervisor.rejoins == 1 or bool(errors), "rejoined", timeout=TIMEOUT)
+            self.assertEqual([], errors)
+            self.assertIsNot(first, worker.connection)
+            wait_for(lambda: "py-dec-re" in workers(), "registered again")
+            decode.set_draining(True)  # so the request goes to the worker that rejoined
+            wait_for(lambda: workers()["py-dec-1"]["draining"], "the drain reached the registry")
+            prompt = [3, 1, 4, 1, 5]
+            body, headers = http("POST", "/v1/completions", {"prompt": prompt, "max_tokens": 24, "temperature": 0})
+            self.assertEqual("py-dec-re", headers.get("X-Tandem-Decode-Worker"))
+            self.assertEqual(reference(prompt, 24), (body["choices"][0]["token_ids"], body["choices"][0]["finish_reason"]))
+        finally:
+            decode.set_draining(False)
+            supervisor.stop()
+            thread.join(5)
+            worker.close()
+
+
+def _run(supervisor: Supervisor, errors: List[BaseException]) -> None:
+    try:
+        supervisor.run()
+    except BaseException as e:  # noqa: BLE001 — the test reports it
+        errors.append(e)
+
+
+def wait_for(condition: Any, what: str, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not {what} within {timeout} s")
+        time.sleep(0.05)
 
 
 class IdleTest(unittest.TestCase):

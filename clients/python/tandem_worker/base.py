@@ -106,6 +106,14 @@ class Worker(abc.ABC):
     def _tick(self) -> None:
         """Called on every heartbeat (e.g. to expire parked KV)."""
 
+    def _cancelled_id(self, message: Message) -> Optional[int]:
+        """The request a cancel names, or None for a malformed one (cancels are never answered with errors)."""
+        try:
+            return parse_request_id(message.body if isinstance(message.body, dict) else {})
+        except ValueError as e:
+            self.log.debug("ignoring a malformed cancel: %s", e)
+            return None
+
     def _on_start(self) -> None:
         """Called once joined, before the first message is handled (start role threads)."""
 

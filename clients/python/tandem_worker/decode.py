@@ -172,10 +172,8 @@ class DecodeWorker(Worker):
                       router)
 
     def _on_cancel(self, message: Message) -> None:
-        try:
-            request_id = parse_request_id(message.body if isinstance(message.body, dict) else {})
-        except ValueError as e:
-            self.log.debug("ignoring a malformed cancel: %s", e)
+        request_id = self._cancelled_id(message)
+        if request_id is None:
             return
         with self.lock:
             self.inbox.drop(request_id)

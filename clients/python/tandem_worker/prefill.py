@@ -152,10 +152,8 @@ class PrefillWorker(Worker):
         return None
 
     def _on_cancel(self, message: Message) -> None:
-        try:
-            request_id = parse_request_id(message.body if isinstance(message.body, dict) else {})
-        except ValueError as e:
-            self.log.debug("ignoring a malformed cancel: %s", e)
+        request_id = self._cancelled_id(message)
+        if request_id is None:
             return
         with self.lock:
             job = self._jobs.get(request_id)

@@ -1,7 +1,9 @@
 package dev.tandem.bridge;
 
+import io.vertx.core.AsyncResult;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
@@ -46,6 +48,13 @@ final class BridgeFrames {
       frame.put("address", replyAddress);
     }
     return frame.put("message", code).put("detail", detail);
+  }
+
+  /** The answer to a client's send with a reply address: the reply as a message, or the failure. */
+  static JsonObject replyTo(String replyAddress, String sourceAddress, AsyncResult<Message<Object>> reply) {
+    return reply.succeeded()
+        ? message(replyAddress, reply.result().body(), reply.result().headers(), true)
+        : failedReply(replyAddress, sourceAddress, reply.cause());
   }
 
   /** A send whose reply failed: the failure code (Tandem uses HTTP statuses) and message, as Vert.x reports it. */

@@ -24,8 +24,7 @@ final class ExternalWorker {
   private final WorkerAnnouncer announcer;
   private final List<MessageConsumer<Object>> consumers = new ArrayList<>();
   private WorkerHeartbeat last = new WorkerHeartbeat(WorkerLoad.IDLE, false);
-  /** Set by leave(): an announce still waiting for its consumers must not start the heartbeat after it. */
-  private boolean left;
+  /** Set by the first {@link #leave}: an announce still waiting for its consumers must not start after it. */
   private Future<Void> leaving;
 
   ExternalWorker(String workerId, WorkerJoin join, String nodeId, WorkerAnnouncer announcer) {
@@ -75,7 +74,7 @@ final class ExternalWorker {
   /** Once every consumer has reached the cluster, the worker is announced: routers may then send to it. */
   Future<Void> announce() {
     return Future.all(consumers.stream().map(MessageConsumer::completion).toList())
-        .compose(v -> left ? Future.<Void>failedFuture("the worker left while joining")
+        .compose(v -> leaving != null ? Future.<Void>failedFuture("the worker left while joining")
             : announcer.start(this::descriptor));
   }
 
@@ -96,7 +95,6 @@ final class ExternalWorker {
   /** Withdraws the registry entry and the consumers; once, whoever asks first (close or shutdown). */
   Future<Void> leave() {
     if (leaving == null) {
-      left = true;
       List<Future<Void>> done = new ArrayList<>();
       consumers.forEach(c -> done.add(c.unregister()));
       consumers.clear();

@@ -81,9 +81,8 @@ final class TcpBridgeConnection implements BridgeSocket.Handler {
     } else if (replyAddress == null) {
       eventBus.send(address, body, options);
     } else {
-      eventBus.request(address, body, options.setSendTimeout(replyTimeoutMs)).onComplete(ar -> write(ar.succeeded()
-          ? BridgeFrames.message(replyAddress, ar.result().body(), ar.result().headers(), true)
-          : BridgeFrames.failedReply(replyAddress, address, ar.cause())));
+      eventBus.request(address, body, options.setSendTimeout(replyTimeoutMs))
+          .onComplete(ar -> write(BridgeFrames.replyTo(replyAddress, address, ar)));
     }
   }
 

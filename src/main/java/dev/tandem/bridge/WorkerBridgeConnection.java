@@ -344,9 +344,7 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
     awaitingReplies++;
     eventBus.request(address, body, options.setSendTimeout(timeoutMs)).onComplete(ar -> {
       awaitingReplies--;
-      socket.write(ar.succeeded()
-          ? BridgeFrames.message(replyAddress, ar.result().body(), ar.result().headers(), true)
-          : BridgeFrames.failedReply(replyAddress, address, ar.cause()));
+      socket.write(BridgeFrames.replyTo(replyAddress, address, ar));
     });
   }
 

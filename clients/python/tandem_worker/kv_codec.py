@@ -1,4 +1,4 @@
-"""TKV1, the KV transfer stream, byte for byte as Java's dev.tandem.protocol.KvTransferCodec and
+"""TKV1, the KV transfer stream, byte for byte as Java's dev.tandem.worker.kv.KvTransferCodec and
 KvTransferAssembler (little-endian):
 
     header  40 bytes  magic "TKV1" | version u16 (1) | dtype u8 (0 = float32) | reserved u8 (0) |

@@ -14,6 +14,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import dev.tandem.node.TandemNode;
 
 /**
  * The {@code tandem} command: {@code all} (the default: router and workers in one JVM), {@code router},

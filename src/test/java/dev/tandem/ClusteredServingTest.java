@@ -17,6 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import dev.tandem.node.TandemNode;
 
 /**
  * Four clustered Vert.x nodes in one JVM — a router, two prefill workers, one decode worker — on

@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import dev.tandem.node.TandemNode;
 
 /**
  * Workers that fail or die are replaced without the client noticing: a prefill worker that does not

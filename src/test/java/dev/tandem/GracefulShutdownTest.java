@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import dev.tandem.node.TandemNode;
 
 /**
  * A node told to shut down (SIGTERM) lets its running streams finish: the router turns unready and

@@ -3,7 +3,7 @@ package dev.tandem;
 import dev.tandem.config.ClusterSettings;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.protocol.WorkerRole;
-import dev.tandem.router.RouterVerticle;
+import dev.tandem.node.RouterVerticle;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;

@@ -3,8 +3,8 @@ package dev.tandem.api;
 import dev.tandem.engine.ChatMessage;
 import dev.tandem.engine.ChatTemplate;
 import dev.tandem.engine.ModelInfo;
-import dev.tandem.engine.SamplingParams;
 import dev.tandem.engine.Tokenizer;
+import dev.tandem.protocol.Sampling;
 import dev.tandem.router.GenerationRequest;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -132,7 +132,7 @@ public final class OpenAiRequestParser {
     if (session != null && (session.isEmpty() || session.length() > 256)) {
       throw ApiException.invalid("user", "the session key must be 1 to 256 characters");
     }
-    SamplingParams sampling = new SamplingParams(temperature, topP, (int) Math.max(0, topK), seed);
+    Sampling sampling = new Sampling(temperature, topP, (int) Math.max(0, topK), seed);
     GenerationRequest generation = new GenerationRequest(prompt, maxTokens, sampling, new int[0], stops(body), session);
     return new CompletionCall(generation, kind, stream, includeUsage, model.name());
   }

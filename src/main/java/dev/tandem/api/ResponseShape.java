@@ -8,7 +8,7 @@ import io.vertx.core.json.JsonObject;
  * The JSON objects one OpenAI endpoint answers with: the whole response, stream chunks, the last
  * chunk and the usage chunk. {@link #of} picks the completions or the chat shape.
  */
-abstract class ResponseShape {
+public abstract class ResponseShape {
   private final String id;
   private final String model;
   private final long created = System.currentTimeMillis() / 1000;
@@ -18,19 +18,19 @@ abstract class ResponseShape {
     this.model = model;
   }
 
-  static ResponseShape of(ApiKind kind, long requestId, String model) {
+  public static ResponseShape of(ApiKind kind, long requestId, String model) {
     return kind == ApiKind.CHAT ? new Chat(requestId, model) : new Completion(requestId, model);
   }
 
-  abstract JsonObject whole(String text, JsonArray tokenIds, String finishReason, Usage usage);
+  public abstract JsonObject whole(String text, JsonArray tokenIds, String finishReason, Usage usage);
 
   /** A chunk carrying text; {@code first} is true for the stream's first chunk. */
-  abstract JsonObject delta(String text, JsonArray tokenIds, boolean first);
+  public abstract JsonObject delta(String text, JsonArray tokenIds, boolean first);
 
-  abstract JsonObject last(String finishReason);
+  public abstract JsonObject last(String finishReason);
 
   /** The chunk {@code stream_options.include_usage} asks for: no choices, only usage. */
-  JsonObject usageChunk(Usage usage) {
+  public JsonObject usageChunk(Usage usage) {
     return envelope(chunkObject(), new JsonArray()).put("usage", usage(usage));
   }
 
@@ -49,7 +49,7 @@ abstract class ResponseShape {
     return usage.toJson();
   }
 
-  static JsonArray ids(int[] tokens) {
+  public static JsonArray ids(int[] tokens) {
     JsonArray array = new JsonArray();
     for (int t : tokens) {
       array.add(t);
@@ -69,18 +69,18 @@ abstract class ResponseShape {
     }
 
     @Override
-    JsonObject whole(String text, JsonArray tokenIds, String finishReason, Usage usage) {
+    public JsonObject whole(String text, JsonArray tokenIds, String finishReason, Usage usage) {
       return envelope("text_completion", new JsonArray().add(choice(text, tokenIds, finishReason)))
           .put("usage", usage(usage));
     }
 
     @Override
-    JsonObject delta(String text, JsonArray tokenIds, boolean first) {
+    public JsonObject delta(String text, JsonArray tokenIds, boolean first) {
       return envelope("text_completion", new JsonArray().add(choice(text, tokenIds, null)));
     }
 
     @Override
-    JsonObject last(String finishReason) {
+    public JsonObject last(String finishReason) {
       return envelope("text_completion", new JsonArray().add(choice("", new JsonArray(), finishReason)));
     }
 
@@ -97,7 +97,7 @@ abstract class ResponseShape {
     }
 
     @Override
-    JsonObject whole(String text, JsonArray tokenIds, String finishReason, Usage usage) {
+    public JsonObject whole(String text, JsonArray tokenIds, String finishReason, Usage usage) {
       JsonObject message = new JsonObject().put("role", "assistant").put("content", text).put("refusal", null);
       JsonObject choice = new JsonObject().put("index", 0).put("message", message).put("token_ids", tokenIds)
           .put("logprobs", null).put("finish_reason", finishReason);
@@ -105,7 +105,7 @@ abstract class ResponseShape {
     }
 
     @Override
-    JsonObject delta(String text, JsonArray tokenIds, boolean first) {
+    public JsonObject delta(String text, JsonArray tokenIds, boolean first) {
       JsonObject delta = new JsonObject();
       if (first) {
         delta.put("role", "assistant");
@@ -116,7 +116,7 @@ abstract class ResponseShape {
     }
 
     @Override
-    JsonObject last(String finishReason) {
+    public JsonObject last(String finishReason) {
       return envelope("chat.completion.chunk", new JsonArray().add(new JsonObject().put("index", 0)
           .put("delta", new JsonObject()).put("logprobs", null).put("finish_reason", finishReason)));
     }

@@ -13,18 +13,18 @@ import java.util.Map;
  * The frames a bridge sends to its client, in the Vert.x TCP bridge's shapes so that existing
  * Vert.x bridge clients understand them: {@code message}, {@code err} and {@code pong}.
  */
-final class BridgeFrames {
+public final class BridgeFrames {
   private BridgeFrames() {
   }
 
   /** 4-byte big-endian length, then the UTF-8 JSON. */
-  static Buffer encode(JsonObject frame) {
+  public static Buffer encode(JsonObject frame) {
     byte[] json = frame.encode().getBytes(StandardCharsets.UTF_8);
     return Buffer.buffer(json.length + 4).appendInt(json.length).appendBytes(json);
   }
 
   /** A message delivered to an address the client registered, or the reply to one of its sends. */
-  static JsonObject message(String address, Object body, MultiMap headers, boolean send) {
+  public static JsonObject message(String address, Object body, MultiMap headers, boolean send) {
     JsonObject frame = new JsonObject().put("type", "message").put("address", address).put("send", send);
     if (headers != null && !headers.isEmpty()) {
       JsonObject h = new JsonObject();
@@ -42,7 +42,7 @@ final class BridgeFrames {
    * frame carried a {@code replyAddress} the error is addressed to it, so a client waiting for that
    * reply fails at once instead of timing out.
    */
-  static JsonObject err(String code, String detail, String replyAddress) {
+  public static JsonObject err(String code, String detail, String replyAddress) {
     JsonObject frame = new JsonObject().put("type", "err");
     if (replyAddress != null) {
       frame.put("address", replyAddress);
@@ -51,14 +51,14 @@ final class BridgeFrames {
   }
 
   /** The answer to a client's send with a reply address: the reply as a message, or the failure. */
-  static JsonObject replyTo(String replyAddress, String sourceAddress, AsyncResult<Message<Object>> reply) {
+  public static JsonObject replyTo(String replyAddress, String sourceAddress, AsyncResult<Message<Object>> reply) {
     return reply.succeeded()
         ? message(replyAddress, reply.result().body(), reply.result().headers(), true)
         : failedReply(replyAddress, sourceAddress, reply.cause());
   }
 
   /** A send whose reply failed: the failure code (Tandem uses HTTP statuses) and message, as Vert.x reports it. */
-  static JsonObject failedReply(String replyAddress, String sourceAddress, Throwable cause) {
+  public static JsonObject failedReply(String replyAddress, String sourceAddress, Throwable cause) {
     JsonObject frame = new JsonObject().put("type", "err").put("address", replyAddress)
         .put("sourceAddress", sourceAddress);
     if (cause instanceof ReplyException e) {
@@ -68,7 +68,7 @@ final class BridgeFrames {
     return frame.put("failureCode", 500).put("failureType", "RECIPIENT_FAILURE").put("message", String.valueOf(cause));
   }
 
-  static JsonObject pong() {
+  public static JsonObject pong() {
     return new JsonObject().put("type", "pong");
   }
 }

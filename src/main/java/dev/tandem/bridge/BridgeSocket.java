@@ -15,14 +15,14 @@ import java.util.logging.Logger;
  * writes back without buffering for a peer that does not read. What a well-formed frame means is the
  * {@link Handler}'s business (a client or a worker connection). Runs on the socket's event loop.
  */
-final class BridgeSocket implements BridgeFrameReader.Listener {
+public final class BridgeSocket implements BridgeFrameReader.Listener {
   private static final Logger LOG = Logger.getLogger(BridgeSocket.class.getName());
   /** Bytes written and not yet taken by the peer after which it is cut off, not buffered for. */
-  static final long MAX_UNREAD_BYTES = 16L << 20;
+  public static final long MAX_UNREAD_BYTES = 16L << 20;
   private static final Set<String> TYPES = Set.of("send", "publish", "register", "unregister", "ping");
 
   /** What a bridge does with its frames. */
-  interface Handler {
+  public interface Handler {
     /**
      * A frame of type send, publish, register or unregister with a non-empty address; {@code replyAddress}
      * is null when it has none. A refusal should be addressed to {@code replyAddress}.
@@ -42,14 +42,14 @@ final class BridgeSocket implements BridgeFrameReader.Listener {
   private boolean paused;
   private boolean closed;
 
-  BridgeSocket(NetSocket socket, int maxFrameBytes, String id, Handler handler) {
+  public BridgeSocket(NetSocket socket, int maxFrameBytes, String id, Handler handler) {
     this.socket = socket;
     this.maxFrameBytes = maxFrameBytes;
     this.id = id;
     this.handler = handler;
   }
 
-  void start() {
+  public void start() {
     socket.handler(new BridgeFrameReader(maxFrameBytes, this));
     socket.drainHandler(v -> {
       if (paused) {
@@ -61,20 +61,20 @@ final class BridgeSocket implements BridgeFrameReader.Listener {
     socket.exceptionHandler(e -> LOG.log(Level.FINE, "bridge connection " + id + " failed", e));
   }
 
-  String id() {
+  public String id() {
     return id;
   }
 
-  boolean closed() {
+  public boolean closed() {
     return closed;
   }
 
   /** When the peer last sent a frame (any frame, ping included) or took one: a liveness signal. */
-  long lastFrameNanos() {
+  public long lastFrameNanos() {
     return lastFrameNanos;
   }
 
-  void close() {
+  public void close() {
     socket.close();
   }
 
@@ -143,7 +143,7 @@ final class BridgeSocket implements BridgeFrameReader.Listener {
     handler.onFrame(t, a, frame, replyAddress);
   }
 
-  void write(JsonObject frame) {
+  public void write(JsonObject frame) {
     if (closed) {
       return;
     }

@@ -3,11 +3,12 @@ package dev.tandem.cluster;
 import com.hazelcast.core.HazelcastInstance;
 import dev.tandem.config.ClusterSettings;
 import dev.tandem.config.RouterSettings;
-import dev.tandem.metrics.NodeMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.EventBusOptions;
+import io.vertx.core.metrics.MetricsOptions;
+import io.vertx.core.spi.VertxMetricsFactory;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 
 /**
@@ -17,35 +18,38 @@ import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 public final class ClusterNode {
   private final Vertx vertx;
   private final HazelcastClusterManager clusterManager;
-  private final NodeMetrics metrics;
   private final String nodeId;
 
-  private ClusterNode(Vertx vertx, HazelcastClusterManager clusterManager, NodeMetrics metrics, String nodeId) {
+  private ClusterNode(Vertx vertx, HazelcastClusterManager clusterManager, String nodeId) {
     this.nodeId = nodeId;
     this.vertx = vertx;
     this.clusterManager = clusterManager;
-    this.metrics = metrics;
   }
 
+  /** Joins the cluster without Vert.x meters (tests of the cluster layer). */
   public static Future<ClusterNode> start(ClusterSettings cluster, RouterSettings router) {
+    return start(cluster, router, new MetricsOptions(), null);
+  }
+
+  /** Joins the cluster; Vert.x reports its own meters through {@code metricsOptions} and {@code metricsFactory}. */
+  public static Future<ClusterNode> start(ClusterSettings cluster, RouterSettings router, MetricsOptions metricsOptions,
+                                          VertxMetricsFactory metricsFactory) {
     String nodeId = java.util.UUID.randomUUID().toString();
     com.hazelcast.config.Config config = HazelcastConfigFactory.create(cluster, router);
     config.getMemberAttributeConfig().setAttribute(ClusterNames.NODE_ID_ATTRIBUTE, nodeId);
     HazelcastClusterManager manager = new HazelcastClusterManager(config);
-    NodeMetrics metrics = new NodeMetrics();
     VertxOptions options = new VertxOptions()
-        .setMetricsOptions(metrics.vertxMetricsOptions())
+        .setMetricsOptions(metricsOptions)
         .setEventBusOptions(new EventBusOptions()
             .setHost(cluster.host())
             .setClusterPublicHost(cluster.host())
             .setPort(0));
-    return Vertx.builder().with(options).withClusterManager(manager).withMetrics(metrics.vertxMetricsFactory())
-        .buildClustered()
-        .map(vertx -> new ClusterNode(vertx, manager, metrics, nodeId));
-  }
-
-  public NodeMetrics metrics() {
-    return metrics;
+    var builder = Vertx.builder().with(options).withClusterManager(manager);
+    if (metricsFactory != null) {
+      builder.withMetrics(metricsFactory);
+    }
+    return builder.buildClustered()
+        .map(vertx -> new ClusterNode(vertx, manager, nodeId));
   }
 
   /** What readiness asks first: null while this node is a cluster member, else why not. */
@@ -73,9 +77,6 @@ public final class ClusterNode {
   }
 
   public Future<Void> close() {
-    return vertx.close().eventually(() -> {
-      metrics.close();
-      return Future.succeededFuture();
-    });
+    return vertx.close();
   }
 }

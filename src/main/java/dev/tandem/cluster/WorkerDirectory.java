@@ -138,6 +138,11 @@ public final class WorkerDirectory {
         .toList();
   }
 
+  /** Every registered worker, sorted by id. */
+  public List<WorkerDescriptor> all() {
+    return workers.values().stream().sorted(java.util.Comparator.comparing(WorkerDescriptor::workerId)).toList();
+  }
+
   /** {@link System#nanoTime()} when the worker last reported a new decode step, or when it appeared. */
   public long lastProgressNanos(String workerId) {
     return progress.getOrDefault(workerId, Long.MIN_VALUE / 2);

@@ -1,6 +1,5 @@
 package dev.tandem.metrics;
 
-import dev.tandem.cluster.WorkerDirectory;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerLoad;
 import io.micrometer.core.instrument.Gauge;
@@ -9,6 +8,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -18,23 +19,28 @@ import java.util.function.ToDoubleFunction;
  */
 public final class RegistryGauges {
   private final MeterRegistry registry;
-  private final WorkerDirectory directory;
+  private final Supplier<List<WorkerDescriptor>> workers;
+  private final Function<String, WorkerDescriptor> worker;
   private final Map<String, List<Meter>> meters = new ConcurrentHashMap<>();
 
-  public RegistryGauges(MeterRegistry registry, WorkerDirectory directory) {
+  /**
+   * @param workers every registered worker (a snapshot per call)
+   * @param worker  one registered worker by id, or null when it is gone
+   */
+  public RegistryGauges(MeterRegistry registry, Supplier<List<WorkerDescriptor>> workers,
+                        Function<String, WorkerDescriptor> worker) {
     this.registry = registry;
-    this.directory = directory;
+    this.workers = workers;
+    this.worker = worker;
   }
 
   /** Registers the gauges of workers not seen before and removes those of workers gone. */
   public void refresh() {
-    for (var role : dev.tandem.protocol.WorkerRole.values()) {
-      for (WorkerDescriptor w : directory.workers(role)) {
-        meters.computeIfAbsent(w.workerId(), id -> register(id, role.name().toLowerCase(java.util.Locale.ROOT)));
-      }
+    for (WorkerDescriptor w : workers.get()) {
+      meters.computeIfAbsent(w.workerId(), id -> register(id, w.role().wireName()));
     }
     for (String id : List.copyOf(meters.keySet())) {
-      if (directory.get(id) == null) {
+      if (worker.apply(id) == null) {
         meters.remove(id).forEach(registry::remove);
       }
     }
@@ -52,8 +58,8 @@ public final class RegistryGauges {
   }
 
   private Meter gauge(String name, String description, String id, String role, ToDoubleFunction<WorkerLoad> value) {
-    return Gauge.builder(name, directory, d -> {
-      WorkerDescriptor w = d.get(id);
+    return Gauge.builder(name, worker, lookup -> {
+      WorkerDescriptor w = lookup.apply(id);
       if (w == null) {
         return Double.NaN;
       }

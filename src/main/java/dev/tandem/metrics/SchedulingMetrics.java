@@ -1,6 +1,5 @@
 package dev.tandem.metrics;
 
-import dev.tandem.router.scheduling.SchedulingObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -12,7 +11,7 @@ import java.util.concurrent.TimeUnit;
  * What scheduling costs and decides: a timer per (profile, plugin) and a counter per (profile,
  * worker) choice. Both label sets are bounded by configuration and the worker count.
  */
-public final class SchedulingMetrics implements SchedulingObserver {
+public final class SchedulingMetrics {
   private final MeterRegistry registry;
   // Looked up on every request: cached instead of rebuilt through the registry each time.
   private final Map<String, Timer> timers = new ConcurrentHashMap<>();
@@ -22,7 +21,6 @@ public final class SchedulingMetrics implements SchedulingObserver {
     this.registry = registry;
   }
 
-  @Override
   public void pluginTimed(String profile, String plugin, long nanos) {
     timers.computeIfAbsent(profile + '/' + plugin, k -> Timer.builder("tandem.scheduling.plugin")
             .tag("profile", profile).tag("plugin", plugin)
@@ -41,7 +39,6 @@ public final class SchedulingMetrics implements SchedulingObserver {
     });
   }
 
-  @Override
   public void chosen(String profile, String workerId) {
     decisions.computeIfAbsent(profile + '/' + workerId, k -> Counter.builder("tandem.scheduling.decisions")
         .tag("profile", profile).tag("worker", workerId)

@@ -1,6 +1,5 @@
 package dev.tandem.protocol;
 
-import dev.tandem.engine.SamplingParams;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -10,10 +9,10 @@ import io.vertx.core.json.JsonObject;
  * (null if unknown): when it leaves, nobody is listening and the sequence is dropped. {@code attempt} is
  * the dispatch whose KV it claims (the one its PREFILL_REQUEST carried).
  */
-public record DecodeRequest(long requestId, int firstToken, int maxNewTokens, SamplingParams sampling,
+public record DecodeRequest(long requestId, int firstToken, int maxNewTokens, Sampling sampling,
                             int[] stopTokens, String routerId, String routerNode, int attempt) {
 
-  public DecodeRequest(long requestId, int firstToken, int maxNewTokens, SamplingParams sampling, int[] stopTokens,
+  public DecodeRequest(long requestId, int firstToken, int maxNewTokens, Sampling sampling, int[] stopTokens,
                        String routerId, String routerNode) {
     this(requestId, firstToken, maxNewTokens, sampling, stopTokens, routerId, routerNode, 0);
   }

@@ -3,6 +3,7 @@ package dev.tandem.protocol;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
+import dev.tandem.worker.kv.KvTransferCodec;
 
 /**
  * KV_CACHE: one slice of a request's encoded KV (see {@link KvTransferCodec}). The body stays binary;

@@ -1,6 +1,5 @@
 package dev.tandem.protocol;
 
-import dev.tandem.engine.SamplingParams;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -9,10 +8,10 @@ import io.vertx.core.json.JsonObject;
  * the router's cluster member (null if unknown): when that member leaves, the work is dropped.
  * {@code attempt} numbers the router's dispatches of the request; the KV chunks carry it on.
  */
-public record PrefillRequest(long requestId, int[] promptTokens, String decodeWorkerId, SamplingParams sampling,
+public record PrefillRequest(long requestId, int[] promptTokens, String decodeWorkerId, Sampling sampling,
                              String routerNode, int attempt) {
 
-  public PrefillRequest(long requestId, int[] promptTokens, String decodeWorkerId, SamplingParams sampling,
+  public PrefillRequest(long requestId, int[] promptTokens, String decodeWorkerId, Sampling sampling,
                         String routerNode) {
     this(requestId, promptTokens, decodeWorkerId, sampling, routerNode, 0);
   }

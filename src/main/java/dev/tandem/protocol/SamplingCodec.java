@@ -1,14 +1,13 @@
 package dev.tandem.protocol;
 
-import dev.tandem.engine.SamplingParams;
 import io.vertx.core.json.JsonObject;
 
-/** Wire form of {@link SamplingParams}: {@code {"temperature", "top_p", "top_k", "seed"}}. */
-public final class SamplingCodec implements JsonCodec<SamplingParams> {
+/** Wire form of {@link Sampling}: {@code {"temperature", "top_p", "top_k", "seed"}}. */
+public final class SamplingCodec implements JsonCodec<Sampling> {
   public static final SamplingCodec INSTANCE = new SamplingCodec();
 
   @Override
-  public JsonObject encode(SamplingParams p) {
+  public JsonObject encode(Sampling p) {
     return new JsonObject()
         .put("temperature", p.temperature())
         .put("top_p", p.topP())
@@ -17,15 +16,11 @@ public final class SamplingCodec implements JsonCodec<SamplingParams> {
   }
 
   @Override
-  public SamplingParams decode(JsonObject json) {
-    try {
-      return new SamplingParams(
-          JsonFields.requiredDouble(json, "temperature"),
-          JsonFields.requiredDouble(json, "top_p"),
-          JsonFields.requiredInt(json, "top_k"),
-          JsonFields.requiredLong(json, "seed"));
-    } catch (IllegalArgumentException e) {
-      throw new ProtocolException(e.getMessage());
-    }
+  public Sampling decode(JsonObject json) {
+    return new Sampling(
+        JsonFields.requiredDouble(json, "temperature"),
+        JsonFields.requiredDouble(json, "top_p"),
+        JsonFields.requiredInt(json, "top_k"),
+        JsonFields.requiredLong(json, "seed"));
   }
 }

@@ -21,18 +21,6 @@ public record WorkerWelcome(String workerId, String nodeId, long heartbeatMs, lo
     public ModelSpec {
       endTokens = List.copyOf(endTokens);
     }
-
-    /** The spec of a model and its tokenizer. */
-    public static ModelSpec of(dev.tandem.engine.ModelInfo info, dev.tandem.engine.Tokenizer tokenizer) {
-      List<Integer> ends = new ArrayList<>();
-      for (int t = 0; t < tokenizer.vocabSize(); t++) {
-        if (tokenizer.isEndOfSequence(t)) {
-          ends.add(t);
-        }
-      }
-      return new ModelSpec(info.name(), info.config().vocabSize(), info.config().seqLen(), tokenizer.bos(),
-          tokenizer.eos(), ends);
-    }
   }
 
   public static final JsonCodec<WorkerWelcome> CODEC = new JsonCodec<>() {

@@ -1,6 +1,6 @@
 package dev.tandem.router;
 
-import dev.tandem.engine.SamplingParams;
+import dev.tandem.protocol.Sampling;
 import java.util.List;
 
 /**
@@ -11,6 +11,6 @@ import java.util.List;
  *                    and never included in the output
  * @param sessionKey  affinity key (OpenAI {@code user} or {@code X-Session-Id}), or null
  */
-public record GenerationRequest(int[] promptTokens, int maxTokens, SamplingParams sampling, int[] stopTokens,
+public record GenerationRequest(int[] promptTokens, int maxTokens, Sampling sampling, int[] stopTokens,
                                 List<String> stopStrings, String sessionKey) {
 }

@@ -13,9 +13,9 @@ import java.util.function.IntSupplier;
  * joins late, or missed a report, is current within one heartbeat. Reports are whole snapshots, not
  * deltas: one lost or reordered message is corrected by the next.
  */
-final class LoadReporter {
+public final class LoadReporter {
   /** How long changes are gathered before one report goes out. */
-  static final long COALESCE_MS = 5;
+  public static final long COALESCE_MS = 5;
 
   private final Vertx vertx;
   private final Context context;
@@ -27,7 +27,7 @@ final class LoadReporter {
   private final AtomicBoolean pending = new AtomicBoolean();
   private long heartbeatTimer = -1;
 
-  LoadReporter(Vertx vertx, Context context, String routerId, String nodeId, LoadTracker loads,
+  public LoadReporter(Vertx vertx, Context context, String routerId, String nodeId, LoadTracker loads,
                IntSupplier requestsInFlight, long heartbeatMs) {
     this.vertx = vertx;
     this.context = context;
@@ -39,13 +39,13 @@ final class LoadReporter {
   }
 
   /** Call on the router's context. */
-  void start() {
+  public void start() {
     loads.onChange(this::changed);
     heartbeatTimer = vertx.setPeriodic(heartbeatMs, t -> publish());
     publish();
   }
 
-  void stop() {
+  public void stop() {
     loads.onChange(() -> { });
     if (heartbeatTimer >= 0) {
       vertx.cancelTimer(heartbeatTimer);
@@ -64,7 +64,7 @@ final class LoadReporter {
     vertx.eventBus().publish(Addresses.ROUTER_LOADS, RouterLoad.CODEC.encode(report));
   }
 
-  RouterLoad current() {
+  public RouterLoad current() {
     return new RouterLoad(routerId, nodeId, requestsInFlight.getAsInt(), loads.snapshot());
   }
 }

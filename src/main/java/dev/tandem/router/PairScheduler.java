@@ -20,10 +20,10 @@ import java.util.function.ToIntFunction;
  * registry snapshot: the decode profile first (affinity), then the prefill profile (load). Workers a
  * request has seen fail are left out. Event loop only (the round-robin ticks are plain fields).
  */
-final class PairScheduler {
+public final class PairScheduler {
 
   /** The chosen pair, or which role had nobody to offer. */
-  record Choice(String prefillWorker, String decodeWorker, String missingRole) {
+  public record Choice(String prefillWorker, String decodeWorker, String missingRole) {
   }
 
   private final Function<WorkerRole, List<WorkerDescriptor>> directory;
@@ -37,13 +37,13 @@ final class PairScheduler {
   /**
    * @param inFlight requests in flight on a worker, counted across every router replica
    */
-  PairScheduler(WorkerDirectory directory, ToIntFunction<String> inFlight, SchedulingProfile prefillProfile,
+  public PairScheduler(WorkerDirectory directory, ToIntFunction<String> inFlight, SchedulingProfile prefillProfile,
                 SchedulingProfile decodeProfile, SchedulingObserver observer) {
     this(directory::workers, inFlight, prefillProfile, decodeProfile, observer);
   }
 
   /** @param directory the registered workers of a role (a snapshot per call) */
-  PairScheduler(Function<WorkerRole, List<WorkerDescriptor>> directory, ToIntFunction<String> inFlight,
+  public PairScheduler(Function<WorkerRole, List<WorkerDescriptor>> directory, ToIntFunction<String> inFlight,
                 SchedulingProfile prefillProfile, SchedulingProfile decodeProfile, SchedulingObserver observer) {
     this.directory = directory;
     this.inFlight = inFlight;
@@ -52,7 +52,7 @@ final class PairScheduler {
     this.observer = observer;
   }
 
-  Choice choose(String sessionKey, String affinityWorker, int promptTokens, Set<String> avoid) {
+  public Choice choose(String sessionKey, String affinityWorker, int promptTokens, Set<String> avoid) {
     // One snapshot: the directory may change under us (it is fed by Hazelcast threads).
     List<WorkerDescriptor> prefillWorkers = directory.apply(WorkerRole.PREFILL);
     List<WorkerDescriptor> allDecode = directory.apply(WorkerRole.DECODE);

@@ -1,6 +1,6 @@
 package dev.tandem.worker;
 
-import dev.tandem.ShutdownDrain;
+import dev.tandem.cluster.ShutdownDrain;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.WorkerSettings;
 import dev.tandem.engine.Engine;
@@ -168,7 +168,7 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     StopCondition stop = new StopCondition(engine.tokenizer(), request.stopTokens(), request.maxNewTokens(),
         cache.length(), seqLen);
     batch.join(new DecodeSequence(request.requestId(), request.routerId(), request.routerNode(), cache,
-        request.sampling(), stop, request.firstToken(), request.attempt()));
+        EngineSampling.of(request.sampling()), stop, request.firstToken(), request.attempt()));
     message.reply(new JsonObject().put("request_id", request.requestId()).put("joined", true));
     stepIfIdle();
   }

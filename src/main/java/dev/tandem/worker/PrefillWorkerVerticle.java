@@ -1,6 +1,6 @@
 package dev.tandem.worker;
 
-import dev.tandem.ShutdownDrain;
+import dev.tandem.cluster.ShutdownDrain;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.WorkerSettings;
 import dev.tandem.engine.Engine;
@@ -12,7 +12,7 @@ import dev.tandem.protocol.CancelRequest;
 import dev.tandem.protocol.JsonCodec;
 import dev.tandem.protocol.KvAck;
 import dev.tandem.protocol.KvChunk;
-import dev.tandem.protocol.KvTransferCodec;
+import dev.tandem.worker.kv.KvTransferCodec;
 import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.ProtocolException;
@@ -198,7 +198,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     metrics.prefillQueued(start - job.acceptedNanos);
     KvCache cache = engine.newCache();
     float[] logits = engine.prefill(cache, job.request.promptTokens(), () -> job.cancelled);
-    int first = Sampler.sample(logits, job.request.sampling(), cache.length());
+    int first = Sampler.sample(logits, EngineSampling.of(job.request.sampling()), cache.length());
     List<Buffer> chunks = KvTransferCodec.encode(cache, engine.info().fingerprint(), settings.kvChunkBytes());
     long nanos = System.nanoTime() - start;
     metrics.prefillComputed(nanos);

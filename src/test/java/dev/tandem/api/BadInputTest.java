@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.HttpTestClient;
-import dev.tandem.TandemNode;
+import dev.tandem.node.TandemNode;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.protocol.WorkerStatus;

@@ -2,7 +2,7 @@ package dev.tandem.api;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.TandemNode;
+import dev.tandem.node.TandemNode;
 import dev.tandem.TestNodes;
 import dev.tandem.engine.PacedEngine;
 import dev.tandem.engine.reference.ReferenceEngine;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.HttpTestClient;
-import dev.tandem.TandemNode;
+import dev.tandem.node.TandemNode;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.LocalGenerator;
@@ -28,7 +28,7 @@ import org.junit.jupiter.api.TestInstance;
 
 /** The embedded default (router + 2 prefill + 2 decode workers in one node) over real HTTP. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class EmbeddedServingTest {
+public class EmbeddedServingTest {
   private TandemNode node;
   private HttpTestClient http;
 
@@ -194,7 +194,7 @@ class EmbeddedServingTest {
     return out;
   }
 
-  static WorkerStatus status(TandemNode node, String workerId) {
+  public static WorkerStatus status(TandemNode node, String workerId) {
     return WorkerStatus.CODEC.decode(node.vertx().eventBus()
         .<JsonObject>request(Addresses.workerStatus(workerId), null).await().body());
   }

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.HttpTestClient;
-import dev.tandem.TandemNode;
+import dev.tandem.node.TandemNode;
 import dev.tandem.TestNodes;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

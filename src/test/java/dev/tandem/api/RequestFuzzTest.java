@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.HttpTestClient;
-import dev.tandem.TandemNode;
+import dev.tandem.node.TandemNode;
 import dev.tandem.TestNodes;
 import dev.tandem.protocol.WorkerStatus;
 import io.vertx.core.json.JsonArray;

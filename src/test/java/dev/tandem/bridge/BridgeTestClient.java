@@ -24,12 +24,12 @@ import java.util.function.Predicate;
  * A TCP bridge client on a plain socket with the frames written and read by hand (4-byte big-endian
  * length + UTF-8 JSON), so a test checks the wire format itself rather than a library's view of it.
  */
-final class BridgeTestClient implements AutoCloseable {
-  static final Duration WAIT = Duration.ofSeconds(15);
+public final class BridgeTestClient implements AutoCloseable {
+  public static final Duration WAIT = Duration.ofSeconds(15);
   /** Put on the queue when the server closed the connection. */
   private static final JsonObject EOF = new JsonObject().put("type", "<eof>");
 
-  final Socket socket;
+  public final Socket socket;
   private final DataOutputStream out;
   private final BlockingQueue<JsonObject> incoming = new LinkedBlockingQueue<>();
   /** Frames read while waiting for another one, in arrival order. */
@@ -37,7 +37,7 @@ final class BridgeTestClient implements AutoCloseable {
   private final AtomicInteger replies = new AtomicInteger();
   private final Thread reader;
   /** This client's own address, registered by {@link #registerOwnAddress()}. */
-  final String address = "tandem.client." + UUID.randomUUID();
+  public final String address = "tandem.client." + UUID.randomUUID();
 
   private BridgeTestClient(Socket socket) throws IOException {
     this.socket = socket;
@@ -48,7 +48,7 @@ final class BridgeTestClient implements AutoCloseable {
     reader.start();
   }
 
-  static BridgeTestClient connect(int port) throws IOException {
+  public static BridgeTestClient connect(int port) throws IOException {
     Socket socket = new Socket(InetAddress.getLoopbackAddress(), port);
     socket.setTcpNoDelay(true);
     return new BridgeTestClient(socket);
@@ -74,13 +74,13 @@ final class BridgeTestClient implements AutoCloseable {
 
   // ---- writing ----
 
-  synchronized void writeRaw(byte[] bytes) throws IOException {
+  public synchronized void writeRaw(byte[] bytes) throws IOException {
     out.write(bytes);
     out.flush();
   }
 
   /** One frame around arbitrary bytes: the length prefix, then the bytes. */
-  void writeFrame(byte[] payload) throws IOException {
+  public void writeFrame(byte[] payload) throws IOException {
     byte[] frame = new byte[4 + payload.length];
     frame[0] = (byte) (payload.length >>> 24);
     frame[1] = (byte) (payload.length >>> 16);
@@ -90,21 +90,21 @@ final class BridgeTestClient implements AutoCloseable {
     writeRaw(frame);
   }
 
-  void write(JsonObject frame) throws IOException {
+  public void write(JsonObject frame) throws IOException {
     writeFrame(frame.encode().getBytes(StandardCharsets.UTF_8));
   }
 
-  void registerOwnAddress() throws IOException {
+  public void registerOwnAddress() throws IOException {
     write(new JsonObject().put("type", "register").put("address", address));
   }
 
   /** Sends with a fresh reply address and returns the frame addressed to it (a reply or an err). */
-  JsonObject request(String to, JsonObject body) throws IOException {
+  public JsonObject request(String to, JsonObject body) throws IOException {
     return requestWithBody(to, body);
   }
 
   /** {@link #request} with any JSON body; null leaves the body out. */
-  JsonObject requestWithBody(String to, Object body) throws IOException {
+  public JsonObject requestWithBody(String to, Object body) throws IOException {
     String replyAddress = "reply-" + replies.incrementAndGet();
     JsonObject frame = new JsonObject().put("type", "send").put("address", to).put("replyAddress", replyAddress);
     if (body != null) {
@@ -117,12 +117,12 @@ final class BridgeTestClient implements AutoCloseable {
   // ---- reading ----
 
   /** The next frame, in order (backlog first). */
-  JsonObject next() {
+  public JsonObject next() {
     return await(f -> true, "a frame");
   }
 
   /** The first frame, in order, that matches; the others stay for later reads. */
-  JsonObject await(Predicate<JsonObject> match, String what) {
+  public JsonObject await(Predicate<JsonObject> match, String what) {
     for (Iterator<JsonObject> it = backlog.iterator(); it.hasNext(); ) {
       JsonObject f = it.next();
       if (match.test(f)) {
@@ -155,23 +155,23 @@ final class BridgeTestClient implements AutoCloseable {
   }
 
   /** Frames read but not taken yet (a frame that arrived before the one a test waited for lands here). */
-  int unread() {
+  public int unread() {
     return backlog.size();
   }
 
   /** The first frame already received (not waiting) that matches, or null. */
-  JsonObject firstUnread(Predicate<JsonObject> match) {
+  public JsonObject firstUnread(Predicate<JsonObject> match) {
     incoming.drainTo(backlog);
     return backlog.stream().filter(match).findFirst().orElse(null);
   }
 
   /** An err frame not addressed to any reply. */
-  JsonObject awaitErr() {
+  public JsonObject awaitErr() {
     return await(f -> "err".equals(f.getString("type")) && f.getString("address") == null, "an err frame");
   }
 
   /** True once the server has closed the connection (waits up to {@link #WAIT}). */
-  boolean awaitClosed() throws InterruptedException {
+  public boolean awaitClosed() throws InterruptedException {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (System.nanoTime() < deadline) {
       JsonObject f = incoming.poll(100, TimeUnit.MILLISECONDS);
@@ -186,12 +186,12 @@ final class BridgeTestClient implements AutoCloseable {
   }
 
   /** Nothing arrives within {@code quiet} (frames already read count). */
-  boolean silentFor(Duration quiet) throws InterruptedException {
+  public boolean silentFor(Duration quiet) throws InterruptedException {
     return backlog.isEmpty() && incoming.poll(quiet.toMillis(), TimeUnit.MILLISECONDS) == null;
   }
 
   /** The message bodies of one request pushed to this client's address, up to and including its last one. */
-  Streamed collect(String requestId) {
+  public Streamed collect(String requestId) {
     List<JsonObject> bodies = new ArrayList<>();
     // Bounded: each pass takes one frame or times out.
     while (true) {
@@ -206,7 +206,7 @@ final class BridgeTestClient implements AutoCloseable {
   }
 
   /** Waits for {@code count} token frames of a request; returns the token ids they carried. */
-  int awaitTokens(String requestId, int count) {
+  public int awaitTokens(String requestId, int count) {
     int tokens = 0;
     for (int i = 0; i < count; i++) {
       JsonObject f = await(m -> "message".equals(m.getString("type")) && address.equals(m.getString("address"))
@@ -217,12 +217,12 @@ final class BridgeTestClient implements AutoCloseable {
   }
 
   /** One request's pushed frames: token frames, then the last. */
-  record Streamed(List<JsonObject> bodies) {
-    JsonObject last() {
+  public record Streamed(List<JsonObject> bodies) {
+    public JsonObject last() {
       return bodies.get(bodies.size() - 1);
     }
 
-    String text() {
+    public String text() {
       StringBuilder sb = new StringBuilder();
       for (JsonObject b : bodies) {
         if (b.containsKey("text")) {
@@ -232,7 +232,7 @@ final class BridgeTestClient implements AutoCloseable {
       return sb.toString();
     }
 
-    int[] tokenIds() {
+    public int[] tokenIds() {
       List<Integer> ids = new ArrayList<>();
       for (JsonObject b : bodies) {
         JsonArray a = b.getJsonArray("token_ids");

@@ -3,7 +3,6 @@ package dev.tandem.protocol;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.tandem.engine.SamplingParams;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.stream.Stream;
@@ -13,7 +12,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** Every JSON wire record survives encode → wire text → decode → encode unchanged, and rejects a broken shape. */
 class WireCodecRoundTripTest {
-  private static final SamplingParams SAMPLING = new SamplingParams(0.7, 0.9, 40, -1234567890123L);
+  private static final Sampling SAMPLING = new Sampling(0.7, 0.9, 40, -1234567890123L);
 
   static Stream<Arguments> records() {
     return Stream.of(
@@ -39,7 +38,7 @@ class WireCodecRoundTripTest {
             new WorkerStatus("decode-1", WorkerRole.DECODE, 0, 3, 1, 2, 65536), "kv_bytes"),
         Arguments.of("RouterLoad", RouterLoad.CODEC,
             new RouterLoad("router-1", "node-7", 12, java.util.Map.of("prefill-1", 3, "decode-2", 1)), "in_flight"),
-        Arguments.of("SamplingParams", SamplingCodec.INSTANCE, SAMPLING, "top_p"),
+        Arguments.of("Sampling", SamplingCodec.INSTANCE, SAMPLING, "top_p"),
         Arguments.of("WorkerJoin", WorkerJoin.CODEC,
             new WorkerJoin(WorkerRole.DECODE, "tandem-builtin", -77L, 16, "py-decode-1", "secret"), "model_fingerprint"),
         Arguments.of("WorkerJoin(unnamed)", WorkerJoin.CODEC,

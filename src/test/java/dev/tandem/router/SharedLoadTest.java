@@ -3,7 +3,7 @@ package dev.tandem.router;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.tandem.HttpTestClient;
-import dev.tandem.TandemNode;
+import dev.tandem.node.TandemNode;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.PacedEngine;

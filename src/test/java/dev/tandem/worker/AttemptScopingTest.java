@@ -5,18 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.TandemNode;
+import dev.tandem.node.TandemNode;
 import dev.tandem.TestNodes;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.KvCache;
 import dev.tandem.engine.PacedEngine;
-import dev.tandem.engine.SamplingParams;
+import dev.tandem.protocol.Sampling;
 import dev.tandem.engine.reference.ReferenceEngine;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.CancelRequest;
 import dev.tandem.protocol.DecodeRequest;
 import dev.tandem.protocol.KvChunk;
-import dev.tandem.protocol.KvTransferCodec;
+import dev.tandem.worker.kv.KvTransferCodec;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.TokenEvent;
 import dev.tandem.protocol.WorkerFailure;
@@ -80,7 +80,7 @@ class AttemptScopingTest {
     assertEquals(WorkerFailure.KV_TRANSFER_FAILED, failureOf(ship(id, 1, kv("moved once"))));
     assertEquals(1, status().parkedKv());
 
-    DecodeRequest decode = new DecodeRequest(id, 65, 40, SamplingParams.GREEDY, new int[0], ROUTER, null, 2);
+    DecodeRequest decode = new DecodeRequest(id, 65, 40, Sampling.GREEDY, new int[0], ROUTER, null, 2);
     node.vertx().eventBus().request(Addresses.decodeStart(WORKER), DecodeRequest.CODEC.encode(decode)).await();
     // Attempt 1's prefill worker frees "its" KV late: a cancel scoped to attempt 1.
     node.vertx().eventBus().send(Addresses.decodeCancel(WORKER),

@@ -3,7 +3,7 @@ package dev.tandem.worker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.TandemNode;
+import dev.tandem.node.TandemNode;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.Engine;
@@ -11,7 +11,7 @@ import dev.tandem.engine.KvCache;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.KvAck;
 import dev.tandem.protocol.KvChunk;
-import dev.tandem.protocol.KvTransferCodec;
+import dev.tandem.worker.kv.KvTransferCodec;
 import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.protocol.WorkerStatus;
 import io.vertx.core.Future;
@@ -101,7 +101,7 @@ class KvHandoverTest {
   @Test
   void aDecodeRequestWithoutKvIsRefused() {
     JsonObject request = dev.tandem.protocol.DecodeRequest.CODEC.encode(new dev.tandem.protocol.DecodeRequest(
-        80, 65, 5, dev.tandem.engine.SamplingParams.GREEDY, new int[0], "nobody", null));
+        80, 65, 5, dev.tandem.protocol.Sampling.GREEDY, new int[0], "nobody", null));
     assertEquals(WorkerFailure.KV_MISSING,
         failureOf(node.vertx().eventBus().request(Addresses.decodeStart("decode-x"), request)));
   }

@@ -1,0 +1,69 @@
+package dev.tandem.bridge.worker;
+
+import dev.tandem.protocol.JsonCodec;
+import dev.tandem.protocol.WorkerFailure;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.Message;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Event-bus messages handed to an external worker that await its answer, under the reply addresses
+ * the bridge made up for them. Each is answered exactly once: by the worker, by the deadline, or
+ * when the connection closes — so a router never waits on a worker that is gone. Event loop only.
+ */
+final class PendingReplies {
+  /** A message awaiting its answer, and the shape a good answer has (null: any JSON object). */
+  record Pending(Message<Object> message, JsonCodec<?> replyShape, long timerId) {
+  }
+
+  private final Vertx vertx;
+  private final long timeoutMs;
+  private final String workerName;
+  private final Map<String, Pending> pending = new HashMap<>();
+  private long next;
+
+  PendingReplies(Vertx vertx, long timeoutMs, String workerName) {
+    this.vertx = vertx;
+    this.timeoutMs = timeoutMs;
+    this.workerName = workerName;
+  }
+
+  /** Holds {@code message} until answered; returns the reply address the worker answers to. */
+  String hold(Message<Object> message, JsonCodec<?> replyShape) {
+    String address = dev.tandem.protocol.Addresses.BRIDGE_REPLY_PREFIX + next++;
+    long timer = vertx.setTimer(timeoutMs, id -> {
+      if (pending.remove(address) != null) {
+        message.fail(WorkerFailure.INTERNAL.code(), workerName + " did not answer within " + timeoutMs
+            + " ms (worker-bridge.reply-timeout-ms)");
+      }
+    });
+    pending.put(address, new Pending(message, replyShape, timer));
+    return address;
+  }
+
+  /** The message awaiting an answer at {@code address}, no longer pending; null if none does. */
+  Pending take(String address) {
+    Pending p = pending.remove(address);
+    if (p != null) {
+      vertx.cancelTimer(p.timerId());
+    }
+    return p;
+  }
+
+  int size() {
+    return pending.size();
+  }
+
+  /** Fails everything still waiting as {@link WorkerFailure#GONE}: the router goes to another worker at once. */
+  void failAll(String why) {
+    List<Pending> left = new ArrayList<>(pending.values());
+    pending.clear();
+    for (Pending p : left) {
+      vertx.cancelTimer(p.timerId());
+      p.message().fail(WorkerFailure.GONE.code(), why);
+    }
+  }
+}

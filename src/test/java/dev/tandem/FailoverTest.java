@@ -129,7 +129,7 @@ class FailoverTest {
     // Sessions pinned to the dead worker are released, so they are scheduled afresh.
     TestNodes.awaitTrue(() -> !affinityMap.containsKey("pinned-to-a") && "decode-b".equals(affinityMap.get("pinned-to-b")),
         Duration.ofSeconds(5), "affinity to the dead worker to be dropped, and only that");
-    TestNodes.awaitTrue(() -> router.router().disagg().activeRequests() == 0
-        && router.router().disagg().loads().total() == 0, Duration.ofSeconds(5), "no load left behind");
+    TestNodes.awaitTrue(() -> router.router().requests().activeRequests() == 0
+        && router.router().requests().loads().total() == 0, Duration.ofSeconds(5), "no load left behind");
   }
 }

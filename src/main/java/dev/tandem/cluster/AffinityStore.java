@@ -2,37 +2,39 @@ package dev.tandem.cluster;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import com.hazelcast.query.Predicates;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 
 /**
- * Session affinity shared by every router replica: session key → the decode worker that holds the
- * session's warm KV. Entries idle out and the map is size-bounded (see {@link HazelcastConfigFactory});
- * reads usually hit the near cache.
+ * {@link SessionAffinity} in a Hazelcast IMap. Entries idle out and the map is size-bounded (see
+ * {@link HazelcastConfigFactory}); reads usually hit the near cache. Completes on the given context.
  */
-public final class AffinityStore {
+public final class AffinityStore implements SessionAffinity {
   private final IMap<String, String> map;
+  private final Context context;
 
-  public AffinityStore(HazelcastInstance hazelcast) {
+  /** Creating the map proxy may wait on the cluster: not on an event loop. */
+  public AffinityStore(HazelcastInstance hazelcast, Context context) {
     this.map = hazelcast.getMap(ClusterNames.AFFINITY);
+    this.context = context;
   }
 
-  /** The decode worker recorded for the session, or null; completes on {@code context}. */
-  public Future<String> lookup(String sessionKey, Context context) {
+  @Override
+  public Future<String> lookup(String sessionKey) {
     return Future.fromCompletionStage(map.getAsync(sessionKey), context);
   }
 
-  public Future<Void> record(String sessionKey, String decodeWorkerId, Context context) {
+  @Override
+  public Future<Void> record(String sessionKey, String decodeWorkerId) {
     return Future.fromCompletionStage(map.setAsync(sessionKey, decodeWorkerId), context);
   }
 
-  /**
-   * Drops every session pinned to a worker that is gone, so no session waits for it. Every router
-   * that notices does it; removing twice is harmless. Runs the cluster-wide removal on a worker thread.
-   */
-  public Future<Void> forgetWorker(io.vertx.core.Vertx vertx, String decodeWorkerId) {
-    return vertx.executeBlocking(() -> {
-      map.removeAll(com.hazelcast.query.Predicates.equal("this", decodeWorkerId));
+  /** Every router that notices does it; removing twice is harmless. The cluster-wide removal runs on a worker thread. */
+  @Override
+  public Future<Void> forgetWorker(String decodeWorkerId) {
+    return context.owner().executeBlocking(() -> {
+      map.removeAll(Predicates.equal("this", decodeWorkerId));
       return null;
     }, false);
   }

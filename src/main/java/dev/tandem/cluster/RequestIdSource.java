@@ -17,7 +17,7 @@ import java.util.ArrayDeque;
  * completion may run synchronously inside {@link #refill()} (a fast worker finishes before the
  * listener is attached), so a waiter is always queued before a refill is asked for.
  */
-public final class RequestIdSource {
+public final class RequestIdSource implements RequestIds {
   private static final int LOW_WATER = 64;
   private static final int REFILL = 256;
 
@@ -32,6 +32,7 @@ public final class RequestIdSource {
     this.generator = hazelcast.getFlakeIdGenerator(ClusterNames.REQUEST_IDS);
   }
 
+  @Override
   public Future<Long> next() {
     Future<Long> result;
     if (waiting.isEmpty() && !pool.isEmpty()) {

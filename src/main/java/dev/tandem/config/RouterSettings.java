@@ -8,17 +8,20 @@ import java.util.List;
  *
  * @param decodeStallTimeoutMs a decoding request that gets no token for this long is moved to another
  *                             decode worker (the worker is alive in the registry but stuck)
+ * @param decodeStartTimeoutMs how long a decode worker may take to answer DECODE_REQUEST (it joins the
+ *                             request to its batch; no compute) before the request moves elsewhere
  * @param loadReportMs         how often a replica publishes its in-flight load to the others (it also
  *                             publishes right after changes); a report older than four of these is dropped
  */
-public record RouterSettings(long requestTimeoutMs, long prefillTimeoutMs, int defaultMaxTokens, int maxInFlight,
-                             int affinityIdleSeconds, int affinityMaxEntries, long decodeStallTimeoutMs,
-                             long loadReportMs, SchedulerSettings prefill, SchedulerSettings decode) {
+public record RouterSettings(long requestTimeoutMs, long prefillTimeoutMs, long decodeStartTimeoutMs,
+                             int defaultMaxTokens, int maxInFlight, int affinityIdleSeconds, int affinityMaxEntries,
+                             long decodeStallTimeoutMs, long loadReportMs, SchedulerSettings prefill, SchedulerSettings decode) {
 
   static RouterSettings read(ConfigSection s) {
     RouterSettings r = new RouterSettings(
         s.integer("request-timeout-ms", 120_000L, 100, 86_400_000L),
         s.integer("prefill-timeout-ms", 30_000L, 100, 3_600_000L),
+        s.integer("decode-start-timeout-ms", 10_000L, 100, 3_600_000L),
         s.integer("default-max-tokens", 16, 1, 1 << 20),
         s.integer("max-in-flight", 1024, 1, 1 << 20),
         s.integer("affinity-idle-seconds", 3600, 1, 30 * 86_400),
@@ -39,17 +42,17 @@ public record RouterSettings(long requestTimeoutMs, long prefillTimeoutMs, int d
   }
 
   public RouterSettings withMaxInFlight(int max) {
-    return new RouterSettings(requestTimeoutMs, prefillTimeoutMs, defaultMaxTokens, max, affinityIdleSeconds,
+    return new RouterSettings(requestTimeoutMs, prefillTimeoutMs, decodeStartTimeoutMs, defaultMaxTokens, max, affinityIdleSeconds,
         affinityMaxEntries, decodeStallTimeoutMs, loadReportMs, prefill, decode);
   }
 
   public RouterSettings withRequestTimeoutMs(long ms) {
-    return new RouterSettings(ms, prefillTimeoutMs, defaultMaxTokens, maxInFlight, affinityIdleSeconds,
+    return new RouterSettings(ms, prefillTimeoutMs, decodeStartTimeoutMs, defaultMaxTokens, maxInFlight, affinityIdleSeconds,
         affinityMaxEntries, decodeStallTimeoutMs, loadReportMs, prefill, decode);
   }
 
   public RouterSettings withDecodeStallTimeoutMs(long ms) {
-    return new RouterSettings(requestTimeoutMs, prefillTimeoutMs, defaultMaxTokens, maxInFlight, affinityIdleSeconds,
+    return new RouterSettings(requestTimeoutMs, prefillTimeoutMs, decodeStartTimeoutMs, defaultMaxTokens, maxInFlight, affinityIdleSeconds,
         affinityMaxEntries, ms, loadReportMs, prefill, decode);
   }
 }

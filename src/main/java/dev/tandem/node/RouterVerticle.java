@@ -13,6 +13,8 @@ import dev.tandem.cluster.ShutdownDrain;
 import dev.tandem.api.http.OpsRoutes;
 import dev.tandem.cluster.ClusterNode;
 import dev.tandem.cluster.RequestIdSource;
+import dev.tandem.cluster.RequestIds;
+import dev.tandem.cluster.SessionAffinity;
 import dev.tandem.metrics.NodeMetrics;
 import dev.tandem.metrics.RegistryGauges;
 import dev.tandem.metrics.RouterMetrics;
@@ -36,15 +38,20 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonObject;
 import java.util.logging.Logger;
-import dev.tandem.router.DisaggRouter;
+import dev.tandem.router.EventBusDispatcher;
 import dev.tandem.router.LoadReporter;
 import dev.tandem.router.LoadTracker;
 import dev.tandem.router.PairScheduler;
+import dev.tandem.router.RequestRouter;
+import dev.tandem.router.RouterIdentity;
+import dev.tandem.router.VertxRouterLoop;
+import dev.tandem.router.WorkerViews;
 
 /**
- * A router node: the HTTP API, the token address every decode worker streams to, and the
- * {@link DisaggRouter} that runs each request. All of it on one event loop, so request state needs
- * no locks.
+ * A router node, wired: the cluster state it shares (registry, affinity, ids, replica loads), the
+ * {@link RequestRouter} that runs each request, the token address every decode worker streams to, the
+ * HTTP API, the client bridges and the console feed. All of it on one event loop, so request state
+ * needs no locks.
  */
 public final class RouterVerticle extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(RouterVerticle.class.getName());
@@ -65,7 +72,8 @@ public final class RouterVerticle extends VerticleBase {
   private LoadReporter loadReporter;
   private long stallTimer = -1;
   private io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> metricsHandler;
-  private DisaggRouter disagg;
+  private WorkerViews workers;
+  private RequestRouter requests;
   private HttpServer server;
   private ClientBridges bridge;
   private ConsoleFeed consoleFeed;
@@ -86,11 +94,11 @@ public final class RouterVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     // Creating Hazelcast proxies (maps, near cache, id generator) may wait on the cluster: not here.
-    return vertx.executeBlocking(() -> new Shared(new WorkerDirectory(vertx, hazelcast), new AffinityStore(hazelcast),
-        new RequestIdSource(vertx, hazelcast))).compose(this::startWith);
+    return vertx.executeBlocking(() -> new Shared(new WorkerDirectory(vertx, hazelcast),
+        new AffinityStore(hazelcast, context), new RequestIdSource(vertx, hazelcast))).compose(this::startWith);
   }
 
-  private record Shared(WorkerDirectory directory, AffinityStore affinity, RequestIdSource ids) {
+  private record Shared(WorkerDirectory directory, SessionAffinity affinity, RequestIds ids) {
   }
 
   private Future<?> startWith(Shared shared) {
@@ -102,27 +110,35 @@ public final class RouterVerticle extends VerticleBase {
     var registry = nodeMetrics.registry();
     SchedulingMetrics scheduling = new SchedulingMetrics(registry);
     directory.onRemoved(scheduling::forget);
-    PairScheduler pairs = new PairScheduler(directory, w -> loads.inFlight(w) + loadBoard.othersInFlight(w),
-        SchedulingPlugins.profile("prefill", settings.prefill()), SchedulingPlugins.profile("decode", settings.decode()),
+    workers = new WorkerViews(directory::workers, w -> loads.inFlight(w) + loadBoard.othersInFlight(w));
+    PairScheduler pairs = new PairScheduler(workers::of, SchedulingPlugins.profile("prefill", settings.prefill()),
+        SchedulingPlugins.profile("decode", settings.decode()),
         SchedulingObserver.of(scheduling::pluginTimed, scheduling::chosen));
     RouterMetrics metrics = new RouterMetrics(registry);
-    disagg = new DisaggRouter(vertx, context, routerId, nodeId, tokenizer, model.config().seqLen(),
-        shared.affinity(), shared.ids(), pairs, loads, settings, metrics);
-    metrics.inFlight(disagg::admitted);
+    requests = RequestRouter.builder()
+        .loop(new VertxRouterLoop(context))
+        .dispatcher(new EventBusDispatcher(vertx.eventBus(), settings.prefillTimeoutMs(), settings.decodeStartTimeoutMs()))
+        .scheduling(pairs, loads)
+        .shared(shared.affinity(), shared.ids())
+        .metrics(metrics)
+        .settings(settings, new RouterIdentity(routerId, nodeId))
+        .model(tokenizer, model.config().seqLen())
+        .build();
+    metrics.inFlight(requests::admitted);
     RegistryGauges gauges = new RegistryGauges(registry, directory::all, directory::get);
     var scrape = nodeMetrics.scrapeHandler();
     metricsHandler = ctx -> {
       gauges.refresh();
       scrape.handle(ctx);
     };
-    loadReporter = new LoadReporter(vertx, context, routerId, nodeId, loads, disagg::admitted, settings.loadReportMs());
+    loadReporter = new LoadReporter(vertx, context, routerId, nodeId, loads, requests::admitted, settings.loadReportMs());
     stallTimer = vertx.setPeriodic(Math.max(50, Math.min(1000, settings.decodeStallTimeoutMs() / 4)),
-        t -> disagg.moveStalled(System.nanoTime(), directory::lastProgressNanos));
+        t -> requests.moveStalled(directory::lastProgressNanos));
     // A worker that leaves hands its requests to others; the listener runs on a Hazelcast thread.
-    directory.onRemoved(workerId -> context.runOnContext(v -> disagg.onWorkerGone(workerId)));
+    directory.onRemoved(workerId -> context.runOnContext(v -> requests.onWorkerGone(workerId)));
     Future<Void> tokens = vertx.eventBus().<Object>consumer(Addresses.routerTokens(routerId), m -> {
       try {
-        disagg.onTokenBatch(TokenBatch.CODEC.decode(dev.tandem.protocol.JsonCodec.object(m.body())));
+        requests.onTokenBatch(TokenBatch.CODEC.decode(dev.tandem.protocol.JsonCodec.object(m.body())));
       } catch (ProtocolException e) {
         LOG.warning("dropping malformed token batch: " + e.getMessage());
       }
@@ -133,7 +149,7 @@ public final class RouterVerticle extends VerticleBase {
     // The bridge first: the SockJS bridge is mounted on the HTTP routes.
     return Future.all(directory.start(), tokens, loadBoard.start())
         .onSuccess(v -> loadReporter.start())
-        .compose(v -> ClientBridges.start(vertx, config.bridge(), parser, disagg, settings.requestTimeoutMs()))
+        .compose(v -> ClientBridges.start(vertx, config.bridge(), parser, requests, settings.requestTimeoutMs()))
         .onSuccess(b -> bridge = b)
         .compose(b -> vertx.createHttpServer(serverOptions(http.maxBodyBytes()))
             .requestHandler(httpRoutes(parser, metrics))
@@ -145,13 +161,13 @@ public final class RouterVerticle extends VerticleBase {
   /** The OpenAI API and operations routes, then the SockJS bridge and the web console. */
   private io.vertx.ext.web.Router httpRoutes(OpenAiRequestParser parser, RouterMetrics metrics) {
     var http = config.http();
-    io.vertx.ext.web.Router routes = HttpApi.create(vertx, http, parser, disagg, directory, this::routers, metricsHandler,
+    io.vertx.ext.web.Router routes = HttpApi.create(vertx, http, parser, requests, directory, this::routers, metricsHandler,
         new OpsRoutes.Check("cluster", node::notJoined),
         new OpsRoutes.Check("workers", this::missingWorkers),
-        new OpsRoutes.Check("admitting", () -> disagg.stopping() ? "shutting down" : null));
+        new OpsRoutes.Check("admitting", () -> requests.stopping() ? "shutting down" : null));
     if (config.bridge().sockjs()) {
-      consoleFeed = new ConsoleFeed(vertx, routerId, new ConsoleFeed.Sources(directory::workers, loadReporter::current,
-          loadBoard::reports, disagg::admitted, metrics::requestsEnded, metrics::affinityHits, metrics::affinityMisses),
+      consoleFeed = new ConsoleFeed(vertx, routerId, new ConsoleFeed.Sources(workers::of, loadReporter::current,
+          loadBoard::reports, requests::admitted, metrics::requestsEnded, metrics::affinityHits, metrics::affinityMisses),
           CONSOLE_PERIOD_MS);
       bridge.mountSockJs(vertx, routes, http.maxBodyBytes(), new ApiKeys(http.apiKeys()), consoleFeed,
           config.bridge().sockjsAllowedOrigins());
@@ -176,7 +192,7 @@ public final class RouterVerticle extends VerticleBase {
    * then wait until the running ones end or {@code timeoutMs} passes. Call from any thread.
    */
   public Future<Void> drainForShutdown(long timeoutMs) {
-    return ShutdownDrain.run(context, disagg::stopAdmitting, () -> disagg.admitted() == 0, timeoutMs);
+    return ShutdownDrain.run(context, requests::stopAdmitting, () -> requests.admitted() == 0, timeoutMs);
   }
 
   /** Why this router cannot serve yet (no prefill or no decode worker registered), or null. */
@@ -236,7 +252,7 @@ public final class RouterVerticle extends VerticleBase {
     return directory;
   }
 
-  public DisaggRouter disagg() {
-    return disagg;
+  public RequestRouter requests() {
+    return requests;
   }
 }

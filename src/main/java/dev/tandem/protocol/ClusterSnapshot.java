@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What the web console shows, as one router sees it: the registered workers by role with their
- * heartbeat load, the live router replicas with their requests in flight, this router's requests in
+ * What the web console shows, as one router sees it: the registered workers by role ({@link WorkerView}:
+ * registry entry, reported load, routers' in-flight count), the live router replicas with their requests in flight, this router's requests in
  * flight, requests ended per second over the last period, and session affinity hits and misses since
  * the router started. Published to {@link Addresses#CONSOLE_CLUSTER}; browsers read it, so the field
  * names are the JSON API's (snake case), like {@code /admin/workers} and {@code /admin/routers}.
@@ -16,7 +16,7 @@ import java.util.List;
  * @param requestsPerSecond requests that ended (any outcome) per second since the previous snapshot
  */
 public record ClusterSnapshot(String routerId, long timeMillis, int inFlight, double requestsPerSecond,
-                              long affinityHits, long affinityMisses, List<Worker> prefill, List<Worker> decode,
+                              long affinityHits, long affinityMisses, List<WorkerView> prefill, List<WorkerView> decode,
                               List<Router> routers) {
 
   public ClusterSnapshot {
@@ -29,15 +29,6 @@ public record ClusterSnapshot(String routerId, long timeMillis, int inFlight, do
   public Double affinityHitRate() {
     long total = affinityHits + affinityMisses;
     return total == 0 ? null : (double) affinityHits / total;
-  }
-
-  /**
-   * One registered worker and its last heartbeat's load.
-   *
-   * @param inFlight requests every router replica has dispatched to it and not yet seen end
-   */
-  public record Worker(String workerId, String model, boolean draining, int queuedPrefillTokens, int activeSequences,
-                       long kvBytesUsed, long kvBytesCapacity, int inFlight) {
   }
 
   /** One live router replica; {@code self} is the one that took the snapshot. */
@@ -64,19 +55,9 @@ public record ClusterSnapshot(String routerId, long timeMillis, int inFlight, do
           .put("routers", routers);
     }
 
-    private JsonArray workers(List<Worker> list) {
+    private JsonArray workers(List<WorkerView> list) {
       JsonArray out = new JsonArray();
-      for (Worker w : list) {
-        out.add(new JsonObject()
-            .put("worker_id", w.workerId)
-            .put("model", w.model)
-            .put("draining", w.draining)
-            .put("queued_prefill_tokens", w.queuedPrefillTokens)
-            .put("active_sequences", w.activeSequences)
-            .put("kv_bytes_used", w.kvBytesUsed)
-            .put("kv_bytes_capacity", w.kvBytesCapacity)
-            .put("in_flight", w.inFlight));
-      }
+      list.forEach(w -> out.add(WorkerView.CODEC.encode(w)));
       return out;
     }
 
@@ -101,18 +82,10 @@ public record ClusterSnapshot(String routerId, long timeMillis, int inFlight, do
           routers);
     }
 
-    private List<Worker> workers(JsonObject byRole, WorkerRole role) {
-      List<Worker> out = new ArrayList<>();
+    private List<WorkerView> workers(JsonObject byRole, WorkerRole role) {
+      List<WorkerView> out = new ArrayList<>();
       for (JsonObject w : objects(byRole, role.wireName())) {
-        out.add(new Worker(
-            JsonFields.requiredString(w, "worker_id"),
-            JsonFields.requiredString(w, "model"),
-            requiredBoolean(w, "draining"),
-            JsonFields.requiredInt(w, "queued_prefill_tokens"),
-            JsonFields.requiredInt(w, "active_sequences"),
-            JsonFields.requiredLong(w, "kv_bytes_used"),
-            JsonFields.requiredLong(w, "kv_bytes_capacity"),
-            JsonFields.requiredInt(w, "in_flight")));
+        out.add(WorkerView.CODEC.decode(w));
       }
       return out;
     }

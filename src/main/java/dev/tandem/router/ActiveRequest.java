@@ -1,58 +1,80 @@
 package dev.tandem.router;
 
+import dev.tandem.engine.StopCondition;
 import dev.tandem.engine.Tokenizer;
-import java.util.HashSet;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.Set;
 
 /**
- * One request in flight on a router: what was asked, where its output goes, which workers serve it
- * now, and what it holds (load, timer). Touched only on the router's event loop.
+ * One request on a router: what was asked, where its output goes, its {@link RequestState}, which
+ * workers serve it now and which failed it, and its timer. Bookkeeping only — {@link RequestLifecycle}
+ * decides what happens. Touched only on the router's loop.
  */
-final class ActiveRequest implements DisaggRouter.Handle {
+final class ActiveRequest implements RequestRouter.Handle {
   final GenerationRequest request;
   final TokenSink sink;
   final RequestStream stream;
-  final long startNanos = System.nanoTime();
+  /** When the first token (PREFILL_DONE's) ends the stream; later ones are the decode worker's to judge. */
+  final StopCondition firstTokenStop;
+  final long startNanos;
   private final Runnable onCancel;
+  private RequestState state = RequestState.ADMITTED;
   long id = -1;
+  String affinityWorker;
+  /** The current pair; the decode worker is null while moving. */
   String prefillWorker;
   String decodeWorker;
-  String affinityWorker;
-  /** True while this router counts the request against its prefill worker. */
-  boolean prefillLoadHeld;
-  /** True once the current decode worker holds the request (DECODE_REQUEST sent). */
-  boolean decoding;
+  /** Dispatches so far (the first one included): answers of an older dispatch are stale. */
+  int attempt;
   /** Generated tokens that came before the current dispatch: the decode worker's seq 1 is this + 1. */
   int seqOffset;
-  /** Dispatches so far (first one included); replies from an older dispatch are stale. */
-  int attempt;
-  /** Between a move and the next dispatch: replies of the attempt being left are stale. */
-  boolean moving;
   /** Workers that failed this request; a retry or failover avoids them. */
-  final Set<String> failedWorkers = new HashSet<>();
+  final Set<String> failedWorkers = new LinkedHashSet<>();
   /** Workers that refused this request for lack of room (their queue or KV memory was full). */
-  final Set<String> refusedForCapacity = new HashSet<>();
+  final Set<String> refusedForCapacity = new LinkedHashSet<>();
   /** True once the stream moved to another decode worker after tokens had been sent. */
   boolean failedOver;
-  /** When the last token reached the router (0 before the first): time to first token and between tokens. */
-  long lastTokenNanos;
+  /** When the first and the latest token reached the router (0 before the first). */
   long firstTokenNanos;
+  long lastTokenNanos;
   /** When the current decode worker last showed progress (decode started, or a token came). */
   long lastProgressNanos;
   long timerId = -1;
-  boolean ended;
 
-  ActiveRequest(GenerationRequest request, TokenSink sink, Tokenizer tokenizer, Runnable onCancel) {
+  ActiveRequest(GenerationRequest request, TokenSink sink, Tokenizer tokenizer, int contextLength, long startNanos,
+                Runnable onCancel) {
     this.request = request;
     this.sink = sink;
     int[] prompt = request.promptTokens();
     this.stream = new RequestStream(tokenizer, prompt[prompt.length - 1], request.stopStrings(), sink);
+    this.firstTokenStop = new StopCondition(tokenizer, request.stopTokens(), request.maxTokens(), prompt.length,
+        contextLength);
+    this.startNanos = startNanos;
     this.onCancel = onCancel;
   }
 
   @Override
   public void cancel() {
     onCancel.run();
+  }
+
+  RequestState state() {
+    return state;
+  }
+
+  boolean ended() {
+    return state == RequestState.ENDED;
+  }
+
+  /** Moves to {@code next}; a transition the state machine does not allow is a bug, and throws. */
+  RequestState moveTo(RequestState next) {
+    if (!state.canMoveTo(next)) {
+      throw new IllegalStateException("request " + id + " cannot go from " + state + " to " + next);
+    }
+    RequestState left = state;
+    state = next;
+    return left;
   }
 
   /**
@@ -67,16 +89,16 @@ final class ActiveRequest implements DisaggRouter.Handle {
   int[] resumePrompt() {
     int[] prompt = request.promptTokens();
     int[] done = stream.deliveredTokens();
-    int[] all = java.util.Arrays.copyOf(prompt, prompt.length + done.length);
+    int[] all = Arrays.copyOf(prompt, prompt.length + done.length);
     System.arraycopy(done, 0, all, prompt.length, done.length);
     return all;
   }
 
   /** The request's log line: id, outcome, workers, attempts, sizes, time to first token, duration. */
-  String summary(String outcome) {
+  String summary(String outcome, long nowNanos) {
     String ttft = firstTokenNanos == 0 ? "-" : Long.toString((firstTokenNanos - startNanos) / 1_000_000);
     return String.format("request %d %s: prefill %s, decode %s, attempts %d, prompt %d tokens, generated %d,"
             + " ttft %s ms, %d ms", id, outcome, prefillWorker, decodeWorker, attempt, request.promptTokens().length,
-        stream.delivered(), ttft, (System.nanoTime() - startNanos) / 1_000_000);
+        stream.delivered(), ttft, (nowNanos - startNanos) / 1_000_000);
   }
 }

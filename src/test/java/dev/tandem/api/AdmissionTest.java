@@ -73,7 +73,7 @@ class AdmissionTest {
       HttpResponse<String> after = http.post("/v1/completions", body(100, maxTokens));
       assertEquals(200, after.statusCode(), after.body());
       assertArrayEquals(expected(node, 100, maxTokens), HttpTestClient.tokenIds(after));
-      TestNodes.awaitTrue(() -> node.router().disagg().loads().total() == 0
+      TestNodes.awaitTrue(() -> node.router().requests().loads().total() == 0
               && node.decodeWorkers().get(0).status().activeSequences() == 0
               && node.decodeWorkers().get(0).status().kvBytes() == 0
               && node.prefillWorkers().get(0).status().prefilling() == 0,

@@ -157,8 +157,8 @@ class BadInputTest {
     badBodies().forEach(a -> http.post("/v1/completions", (String) a.get()[1]));
     badChatBodies().forEach(a -> http.post("/v1/chat/completions", (String) a.get()[1]));
     TestNodes.awaitTrue(() -> idle(), java.time.Duration.ofSeconds(5), "workers to hold nothing");
-    assertEquals(0, node.router().disagg().activeRequests());
-    assertEquals(0, node.router().disagg().loads().total());
+    assertEquals(0, node.router().requests().activeRequests());
+    assertEquals(0, node.router().requests().loads().total());
     HttpResponse<String> ok = http.post("/v1/completions", "{\"prompt\": \"still serving\", \"max_tokens\": 5}");
     assertEquals(200, ok.statusCode(), ok.body());
   }

@@ -64,7 +64,7 @@ class ClientDisconnectTest {
     }
     TestNodes.awaitTrue(() -> {
       WorkerStatus decode = EmbeddedServingTest.status(node, "decode-1");
-      return node.router().disagg().activeRequests() == 0 && node.router().disagg().loads().total() == 0
+      return node.router().requests().activeRequests() == 0 && node.router().requests().loads().total() == 0
           && decode.activeSequences() == 0 && decode.kvBytes() == 0 && decode.parkedKv() == 0;
     }, Duration.ofSeconds(1), "the dropped stream to be cancelled on router and workers");
     long millis = (System.nanoTime() - dropped) / 1_000_000;

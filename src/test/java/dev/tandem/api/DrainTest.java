@@ -60,7 +60,7 @@ class DrainTest {
       running.add(http.postAsync("/v1/completions", new JsonObject().put("prompt", "long " + i)
           .put("max_tokens", 80).put("temperature", 0).put("stream", true).encode()));
     }
-    TestNodes.awaitTrue(() -> node.router().disagg().activeRequests() == 2, Duration.ofSeconds(5), "two streams");
+    TestNodes.awaitTrue(() -> node.router().requests().activeRequests() == 2, Duration.ofSeconds(5), "two streams");
     // Heartbeats carry load: the registry shows the running sequences and their KV.
     TestNodes.awaitTrue(() -> node.router().directory().workers(WorkerRole.DECODE).stream()
             .anyMatch(w -> w.load().activeSequences() > 0 && w.load().kvBytesUsed() > 0

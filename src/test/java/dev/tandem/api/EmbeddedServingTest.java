@@ -138,7 +138,7 @@ public class EmbeddedServingTest {
   void prefillGoesToTheLeastLoadedWorker() {
     // Make prefill-1 look busy to this router; every new request must then go to prefill-2.
     for (int i = 0; i < 5; i++) {
-      node.router().disagg().loads().acquire("prefill-1");
+      node.router().requests().loads().acquire("prefill-1");
     }
     try {
       for (int i = 0; i < 4; i++) {
@@ -147,7 +147,7 @@ public class EmbeddedServingTest {
       }
     } finally {
       for (int i = 0; i < 5; i++) {
-        node.router().disagg().loads().release("prefill-1");
+        node.router().requests().loads().release("prefill-1");
       }
     }
     // Concurrent requests spread over both prefill workers, and every unit of load is given back.
@@ -160,7 +160,7 @@ public class EmbeddedServingTest {
       used.add(f.join().headers().firstValue("X-Tandem-Prefill-Worker").orElseThrow());
     }
     assertEquals(Set.of("prefill-1", "prefill-2"), used);
-    TestNodes.awaitTrue(() -> node.router().disagg().loads().total() == 0, java.time.Duration.ofSeconds(5),
+    TestNodes.awaitTrue(() -> node.router().requests().loads().total() == 0, java.time.Duration.ofSeconds(5),
         "load accounting to return to zero");
   }
 

@@ -73,7 +73,7 @@ class ErrorStatusTest {
       String slow = "{\"prompt\": \"slow\", \"max_tokens\": 40, \"seed\": " + longRunningSeed(node, "slow", 40) + "}";
       CompletableFuture<HttpResponse<String>> a = http.postAsync("/v1/completions", slow);
       CompletableFuture<HttpResponse<String>> b = http.postAsync("/v1/completions", slow);
-      TestNodes.awaitTrue(() -> node.router().disagg().activeRequests() == 2, Duration.ofSeconds(5), "two in flight");
+      TestNodes.awaitTrue(() -> node.router().requests().activeRequests() == 2, Duration.ofSeconds(5), "two in flight");
       HttpResponse<String> refused = http.post("/v1/completions", BODY);
       assertEquals("overloaded", error(refused, 429).getString("code"));
       assertEquals("1", refused.headers().firstValue("Retry-After").orElse(null));
@@ -108,7 +108,7 @@ class ErrorStatusTest {
       TandemNode w = workers;
       TestNodes.awaitTrue(() -> EmbeddedServingTest.status(w, "decode-1").activeSequences() == 0
               && EmbeddedServingTest.status(w, "decode-1").kvBytes() == 0
-              && router.router().disagg().activeRequests() == 0 && router.router().disagg().loads().total() == 0,
+              && router.router().requests().activeRequests() == 0 && router.router().requests().loads().total() == 0,
           Duration.ofSeconds(2), "the timed-out request to be released everywhere");
     } finally {
       if (workers != null) {

@@ -135,7 +135,7 @@ class RequestFuzzTest {
     System.out.println("fuzz statuses: " + statuses);
     assertTrue(statuses.getOrDefault(200, 0) > 0 && statuses.getOrDefault(400, 0) > 0, "both kinds seen: " + statuses);
     try {
-      TestNodes.awaitTrue(() -> node.router().disagg().activeRequests() == 0 && node.router().disagg().loads().total() == 0
+      TestNodes.awaitTrue(() -> node.router().requests().activeRequests() == 0 && node.router().requests().loads().total() == 0
         && idle("prefill-1") && idle("prefill-2") && idle("decode-1") && idle("decode-2"),
         Duration.ofSeconds(5), "no request left behind");
     } catch (AssertionError e) {
@@ -146,7 +146,7 @@ class RequestFuzzTest {
   }
 
   private String state() {
-    return "router active " + node.router().disagg().activeRequests() + ", load " + node.router().disagg().loads().total()
+    return "router active " + node.router().requests().activeRequests() + ", load " + node.router().requests().loads().total()
         + ", workers " + List.of("prefill-1", "prefill-2", "decode-1", "decode-2").stream()
             .map(w -> EmbeddedServingTest.status(node, w).toString()).toList();
   }

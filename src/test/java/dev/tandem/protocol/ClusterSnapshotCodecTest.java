@@ -17,10 +17,14 @@ import org.junit.jupiter.api.Test;
 /** The console's cluster snapshot: one codec, a round trip through JSON text, and malformed input refused. */
 class ClusterSnapshotCodecTest {
   private static final ClusterSnapshot SNAPSHOT = new ClusterSnapshot("router-1", 1_764_676_800_123L, 3, 2.5, 9, 3,
-      List.of(new ClusterSnapshot.Worker("prefill-1", "tandem-builtin", false, 120, 0, 0, 0, 2)),
-      List.of(new ClusterSnapshot.Worker("decode-1", "tandem-builtin", true, 0, 4, 1L << 20, 64L << 20, 1),
-          new ClusterSnapshot.Worker("decode-2", "tandem-builtin", false, 0, 0, 0, 64L << 20, 0)),
+      List.of(view("prefill-1", WorkerRole.PREFILL, false, new WorkerLoad(120, 0, 0, 0), 2)),
+      List.of(view("decode-1", WorkerRole.DECODE, true, new WorkerLoad(0, 4, 1L << 20, 64L << 20, 77), 1),
+          view("decode-2", WorkerRole.DECODE, false, new WorkerLoad(0, 0, 0, 64L << 20), 0)),
       List.of(new ClusterSnapshot.Router("router-1", "node-a", 3, true), new ClusterSnapshot.Router("router-2", "node-b", 0, false)));
+
+  private static WorkerView view(String id, WorkerRole role, boolean draining, WorkerLoad load, int inFlight) {
+    return new WorkerView(new WorkerDescriptor(id, role, "tandem-builtin", 42, "node-a", 8, draining, load), inFlight);
+  }
 
   @Test
   void roundTripsThroughJsonText() {
@@ -29,6 +33,20 @@ class ClusterSnapshotCodecTest {
     assertEquals(0.75, json.getJsonObject("affinity").getDouble("hit_rate"), 1e-12);
     assertEquals(1, json.getJsonObject("workers").getJsonArray("prefill").size());
     assertEquals(2, json.getJsonObject("workers").getJsonArray("decode").size());
+  }
+
+  /** The fields the console reads stay flat beside the registry entry's. */
+  @Test
+  void aWorkerIsFlatWithItsLoadAndInFlight() {
+    JsonObject w = ClusterSnapshot.CODEC.encode(SNAPSHOT).getJsonObject("workers").getJsonArray("decode").getJsonObject(0);
+    assertEquals("decode-1", w.getString("worker_id"));
+    assertEquals(true, w.getBoolean("draining"));
+    assertEquals(4, w.getInteger("active_sequences"));
+    assertEquals(1L << 20, w.getLong("kv_bytes_used"));
+    assertEquals(64L << 20, w.getLong("kv_bytes_capacity"));
+    assertEquals(1, w.getInteger("in_flight"));
+    assertEquals("decode", w.getString("role"));
+    assertNull(w.getValue("load"));
   }
 
   @Test

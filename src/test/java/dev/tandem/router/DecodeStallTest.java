@@ -76,7 +76,7 @@ class DecodeStallTest {
         }
       }
       assertTrue(sawStall, "no request was first sent to the hung worker");
-      assertEquals(0, router.router().disagg().loads().total());
+      assertEquals(0, router.router().requests().loads().total());
     } finally {
       hung.release.countDown();
       stuck.close().await();

@@ -6,6 +6,7 @@ import dev.tandem.config.SchedulerSettings;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
+import dev.tandem.protocol.WorkerView;
 import dev.tandem.router.scheduling.SchedulingObserver;
 import dev.tandem.router.scheduling.SchedulingPlugins;
 import java.util.ArrayList;
@@ -46,9 +47,9 @@ class PairSchedulerTest {
   @MethodSource("cases")
   void choosesWithinOneFingerprint(String name, List<String> prefill, List<String> decode, Set<String> avoid,
                                    String expected) {
-    List<WorkerDescriptor> p = workers(WorkerRole.PREFILL, prefill);
-    List<WorkerDescriptor> d = workers(WorkerRole.DECODE, decode);
-    PairScheduler scheduler = new PairScheduler(role -> role == WorkerRole.PREFILL ? p : d, w -> 0,
+    List<WorkerView> p = workers(WorkerRole.PREFILL, prefill);
+    List<WorkerView> d = workers(WorkerRole.DECODE, decode);
+    PairScheduler scheduler = new PairScheduler(role -> role == WorkerRole.PREFILL ? p : d,
         SchedulingPlugins.profile("prefill", new SchedulerSettings(List.of("not-draining"),
             List.of(new SchedulerSettings.WeightedPlugin("least-loaded", 1)))),
         SchedulingPlugins.profile("decode", new SchedulerSettings(List.of("not-draining"),
@@ -59,12 +60,12 @@ class PairSchedulerTest {
         : c.prefillWorker() + "+" + c.decodeWorker());
   }
 
-  private static List<WorkerDescriptor> workers(WorkerRole role, List<String> specs) {
-    List<WorkerDescriptor> out = new ArrayList<>();
+  private static List<WorkerView> workers(WorkerRole role, List<String> specs) {
+    List<WorkerView> out = new ArrayList<>();
     for (String spec : specs) {
       String[] parts = spec.replace("!", "").split(":");
-      out.add(new WorkerDescriptor(parts[0], role, "m", Long.parseLong(parts[1]), "node", 4, spec.endsWith("!"),
-          WorkerLoad.IDLE));
+      out.add(new WorkerView(new WorkerDescriptor(parts[0], role, "m", Long.parseLong(parts[1]), "node", 4,
+          spec.endsWith("!"), WorkerLoad.IDLE), 0));
     }
     return out;
   }

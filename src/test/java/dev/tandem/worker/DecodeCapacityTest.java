@@ -67,6 +67,6 @@ class DecodeCapacityTest {
       assertArrayEquals(expected, got);
     }
     assertTrue(firstChoices.contains("decode-full"), "the full worker was tried first sometimes: " + firstChoices);
-    assertEquals(0, router.router().disagg().loads().total());
+    assertEquals(0, router.router().requests().loads().total());
   }
 }

@@ -1,5 +1,6 @@
 package dev.tandem.api.http;
 
+import dev.tandem.api.ErrorBodies;
 import dev.tandem.cluster.WorkerDirectory;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.WorkerDescriptor;
@@ -33,7 +34,7 @@ final class AdminHandler {
   void drain(RoutingContext ctx) {
     String id = ctx.pathParam("id");
     if (directory.get(id) == null) {
-      ErrorResponses.send(ctx.response(), 404, ErrorResponses.body("no registered worker '" + id + "'",
+      ErrorResponses.send(ctx.response(), 404, ErrorBodies.body("no registered worker '" + id + "'",
           "invalid_request_error", "id", "worker_not_found"));
       return;
     }
@@ -55,7 +56,7 @@ final class AdminHandler {
           if (ar.succeeded()) {
             ctx.json(ar.result().body());
           } else {
-            ErrorResponses.send(ctx.response(), 502, ErrorResponses.body("worker '" + id + "' did not answer: "
+            ErrorResponses.send(ctx.response(), 502, ErrorBodies.body("worker '" + id + "' did not answer: "
                 + ar.cause().getMessage(), "server_error", null, "worker_failed"));
           }
         });

@@ -1,5 +1,6 @@
 package dev.tandem.api.http;
 
+import dev.tandem.api.ErrorBodies;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.RoutingContext;
 import java.util.List;
@@ -20,7 +21,7 @@ final class ApiKeyHandler implements Handler<RoutingContext> {
       ctx.next();
       return;
     }
-    ErrorResponses.send(ctx.response(), 401, ErrorResponses.body(header == null
+    ErrorResponses.send(ctx.response(), 401, ErrorBodies.body(header == null
             ? "You didn't provide an API key: send it as 'Authorization: Bearer <key>'"
             : "Incorrect API key provided", "invalid_request_error", null, "invalid_api_key"));
   }

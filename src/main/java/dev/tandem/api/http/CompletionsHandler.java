@@ -1,7 +1,6 @@
 package dev.tandem.api.http;
 
-import dev.tandem.router.DisaggRouter;
-import dev.tandem.router.TokenSink;
+import dev.tandem.router.RequestRouter;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
@@ -11,6 +10,7 @@ import io.vertx.ext.web.RoutingContext;
 import java.util.Locale;
 import dev.tandem.api.ApiException;
 import dev.tandem.api.ApiKind;
+import dev.tandem.api.ClientSink;
 import dev.tandem.api.CompletionCall;
 import dev.tandem.api.OpenAiRequestParser;
 
@@ -19,10 +19,10 @@ final class CompletionsHandler implements Handler<RoutingContext> {
   static final String SESSION_HEADER = "X-Session-Id";
 
   private final OpenAiRequestParser parser;
-  private final DisaggRouter router;
+  private final RequestRouter router;
   private final ApiKind kind;
 
-  CompletionsHandler(OpenAiRequestParser parser, DisaggRouter router, ApiKind kind) {
+  CompletionsHandler(OpenAiRequestParser parser, RequestRouter router, ApiKind kind) {
     this.parser = parser;
     this.router = router;
     this.kind = kind;
@@ -53,12 +53,12 @@ final class CompletionsHandler implements Handler<RoutingContext> {
             return;
           }
           CompletionCall call = ar.result();
-          TokenSink sink = call.stream()
+          ClientSink sink = call.stream()
               ? new SseCompletionSink(ctx.response(), call)
               : new JsonCompletionSink(ctx.response(), call);
-          DisaggRouter.Handle handle = router.submit(call.generation(), sink);
+          sink.attach(router.submit(call.generation(), sink), call.generation().promptTokens().length);
           // A client that goes away cancels its request on both workers.
-          ctx.response().closeHandler(v -> handle.cancel());
+          ctx.response().closeHandler(v -> sink.abandon("the client closed the connection"));
         });
   }
 

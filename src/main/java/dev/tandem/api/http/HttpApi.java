@@ -1,8 +1,9 @@
 package dev.tandem.api.http;
 
+import dev.tandem.api.ErrorBodies;
 import dev.tandem.cluster.WorkerDirectory;
 import dev.tandem.config.HttpSettings;
-import dev.tandem.router.DisaggRouter;
+import dev.tandem.router.RequestRouter;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -18,7 +19,7 @@ public final class HttpApi {
   private HttpApi() {
   }
 
-  public static Router create(Vertx vertx, HttpSettings http, OpenAiRequestParser parser, DisaggRouter disagg,
+  public static Router create(Vertx vertx, HttpSettings http, OpenAiRequestParser parser, RequestRouter disagg,
                               WorkerDirectory directory, Supplier<JsonObject> routers,
                               Handler<RoutingContext> metrics, OpsRoutes.Check... readiness) {
     Router router = Router.router(vertx);
@@ -41,18 +42,18 @@ public final class HttpApi {
     router.route("/v1/stream").handler(new WebSocketStreamHandler(parser, disagg, http.maxBodyBytes()));
 
     router.errorHandler(404, ctx -> ErrorResponses.send(ctx.response(), 404,
-        ErrorResponses.body("no route for " + ctx.request().method() + " " + ctx.request().path(),
+        ErrorBodies.body("no route for " + ctx.request().method() + " " + ctx.request().path(),
             "invalid_request_error", null, "not_found")));
     router.errorHandler(405, ctx -> ErrorResponses.send(ctx.response(), 405,
-        ErrorResponses.body("method " + ctx.request().method() + " is not allowed on " + ctx.request().path(),
+        ErrorBodies.body("method " + ctx.request().method() + " is not allowed on " + ctx.request().path(),
             "invalid_request_error", null, "method_not_allowed")));
     router.errorHandler(413, ctx -> ErrorResponses.send(ctx.response(), 413,
-        ErrorResponses.body("the request body is larger than " + http.maxBodyBytes() + " bytes",
+        ErrorBodies.body("the request body is larger than " + http.maxBodyBytes() + " bytes",
             "invalid_request_error", null, "request_too_large")));
     router.errorHandler(400, ctx -> ErrorResponses.send(ctx.response(), 400,
-        ErrorResponses.body("bad request", "invalid_request_error", null, "bad_request")));
+        ErrorBodies.body("bad request", "invalid_request_error", null, "bad_request")));
     router.errorHandler(500, ctx -> ErrorResponses.send(ctx.response(), 500,
-        ErrorResponses.body("internal error", "server_error", null, "internal_error")));
+        ErrorBodies.body("internal error", "server_error", null, "internal_error")));
     return router;
   }
 }

@@ -1,15 +1,15 @@
 package dev.tandem.api.http;
 
+import dev.tandem.api.ClientSink;
+import dev.tandem.api.CompletionCall;
+import dev.tandem.api.ResponseShape;
 import dev.tandem.router.GenerationFailure;
-import dev.tandem.router.TokenSink;
 import dev.tandem.router.Usage;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonArray;
-import dev.tandem.api.CompletionCall;
-import dev.tandem.api.ResponseShape;
 
 /** Collects a whole completion and answers it as one JSON object ({@code "stream": false}). */
-final class JsonCompletionSink implements TokenSink {
+final class JsonCompletionSink extends ClientSink {
   private final HttpServerResponse response;
   private final CompletionCall call;
   private final StringBuilder text = new StringBuilder();
@@ -22,13 +22,13 @@ final class JsonCompletionSink implements TokenSink {
   }
 
   @Override
-  public void onAccepted(long requestId, String prefillWorker, String decodeWorker) {
+  protected void accepted(long requestId, String prefillWorker, String decodeWorker) {
     shape = ResponseShape.of(call.kind(), requestId, call.model());
     ResponseHeaders.put(response, requestId, prefillWorker, decodeWorker);
   }
 
   @Override
-  public void onTokens(int[] ids, String fragment) {
+  protected void tokens(int[] ids, String fragment) {
     for (int id : ids) {
       tokenIds.add(id);
     }
@@ -36,7 +36,7 @@ final class JsonCompletionSink implements TokenSink {
   }
 
   @Override
-  public void onFinish(String finishReason, Usage usage) {
+  protected void finished(String finishReason, Usage usage) {
     if (response.closed()) {
       return;
     }
@@ -45,7 +45,7 @@ final class JsonCompletionSink implements TokenSink {
   }
 
   @Override
-  public void onError(GenerationFailure failure) {
+  protected void failed(GenerationFailure failure) {
     ErrorResponses.send(response, failure);
   }
 }

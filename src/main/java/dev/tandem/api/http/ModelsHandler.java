@@ -1,5 +1,6 @@
 package dev.tandem.api.http;
 
+import dev.tandem.api.ErrorBodies;
 import dev.tandem.cluster.WorkerDirectory;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerRole;
@@ -37,7 +38,7 @@ final class ModelsHandler implements Handler<RoutingContext> {
     if (served().contains(id)) {
       ctx.json(model(id));
     } else {
-      ErrorResponses.send(ctx.response(), 404, ErrorResponses.body("The model '" + id + "' does not exist",
+      ErrorResponses.send(ctx.response(), 404, ErrorBodies.body("The model '" + id + "' does not exist",
           "invalid_request_error", "model", "model_not_found"));
     }
   }

@@ -1,20 +1,22 @@
 package dev.tandem.api.http;
 
-import dev.tandem.router.GenerationFailure;
-import dev.tandem.router.TokenSink;
-import dev.tandem.router.Usage;
-import io.vertx.core.http.HttpServerResponse;
-import io.vertx.core.json.JsonObject;
+import dev.tandem.api.ErrorBodies;
+import dev.tandem.api.ClientSink;
 import dev.tandem.api.CompletionCall;
 import dev.tandem.api.ResponseShape;
+import dev.tandem.router.GenerationFailure;
+import dev.tandem.router.Usage;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 
 /**
- * Streams a completion or chat answer as server-sent events, as the OpenAI SDKs parse them: one
- * {@code data:} chunk per token batch, a last chunk with the finish reason, the usage chunk when
- * asked for, then {@code data: [DONE]}. Headers go out with the first token, so a request refused
- * before any token still gets a proper HTTP error status.
+ * Where tokens are sent to an SSE client: a completion or chat answer as server-sent events, as the
+ * OpenAI SDKs parse them — one {@code data:} chunk per token batch, a last chunk with the finish
+ * reason, the usage chunk when asked for, then {@code data: [DONE]}. Headers go out with the first
+ * token, so a request refused before any token still gets a proper HTTP error status.
  */
-final class SseCompletionSink implements TokenSink {
+final class SseCompletionSink extends ClientSink {
   private final HttpServerResponse response;
   private final CompletionCall call;
   private ResponseShape shape;
@@ -26,7 +28,7 @@ final class SseCompletionSink implements TokenSink {
   }
 
   @Override
-  public void onAccepted(long requestId, String prefillWorker, String decodeWorker) {
+  protected void accepted(long requestId, String prefillWorker, String decodeWorker) {
     shape = ResponseShape.of(call.kind(), requestId, call.model());
     ResponseHeaders.put(response, requestId, prefillWorker, decodeWorker);
   }
@@ -47,9 +49,9 @@ final class SseCompletionSink implements TokenSink {
   }
 
   @Override
-  public void onTokens(int[] ids, String text) {
+  protected void tokens(int[] ids, String text) {
     if (response.closed()) {
-      return;
+      return; // its close handler abandons the request next
     }
     open();
     event(shape.delta(text, ResponseShape.ids(ids), first));
@@ -57,14 +59,14 @@ final class SseCompletionSink implements TokenSink {
   }
 
   @Override
-  public void onFinish(String finishReason, Usage usage) {
+  protected void finished(String finishReason, Usage usage) {
     if (response.closed()) {
       return;
     }
     open();
     if (first) {
       // Nothing was generated (e.g. the first token was a stop token): chat still opens with the role.
-      event(shape.delta("", new io.vertx.core.json.JsonArray(), true));
+      event(shape.delta("", new JsonArray(), true));
     }
     event(shape.last(finishReason));
     if (call.includeUsage()) {
@@ -74,7 +76,7 @@ final class SseCompletionSink implements TokenSink {
   }
 
   @Override
-  public void onError(GenerationFailure failure) {
+  protected void failed(GenerationFailure failure) {
     if (response.closed()) {
       return;
     }
@@ -83,7 +85,7 @@ final class SseCompletionSink implements TokenSink {
       return;
     }
     // The stream has started: the error travels as an event, then the stream ends — never a silent cut.
-    event(ErrorResponses.body(failure));
+    event(ErrorBodies.body(failure));
     response.end("data: [DONE]\n\n");
   }
 }

@@ -1,6 +1,7 @@
 package dev.tandem.api.http;
 
-import dev.tandem.router.DisaggRouter;
+import dev.tandem.api.ErrorBodies;
+import dev.tandem.router.RequestRouter;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.ServerWebSocket;
@@ -26,7 +27,7 @@ import dev.tandem.api.OpenAiRequestParser;
  * One {@code /v1/stream} socket: assembles text messages, starts and cancels the requests they
  * carry, and ends every request still running when the socket closes. A bad message gets an error
  * frame and never harms the socket or its other requests. Runs on the router's event loop, like
- * {@link DisaggRouter}, so its maps need no locks.
+ * {@link RequestRouter}, so its maps need no locks.
  */
 final class WebSocketSession {
   private static final Logger LOG = Logger.getLogger(WebSocketSession.class.getName());
@@ -36,7 +37,7 @@ final class WebSocketSession {
 
   private final ServerWebSocket ws;
   private final OpenAiRequestParser parser;
-  private final DisaggRouter router;
+  private final RequestRouter router;
   private final long maxMessageBytes;
   private final String sessionHeader;
   /** Running requests by id key ({@link #key}); an entry lives from submit to its last frame. */
@@ -50,7 +51,7 @@ final class WebSocketSession {
   private boolean paused;
   private boolean closed;
 
-  WebSocketSession(ServerWebSocket ws, OpenAiRequestParser parser, DisaggRouter router, long maxMessageBytes,
+  WebSocketSession(ServerWebSocket ws, OpenAiRequestParser parser, RequestRouter router, long maxMessageBytes,
                    String sessionHeader) {
     this.ws = ws;
     this.parser = parser;
@@ -213,7 +214,7 @@ final class WebSocketSession {
   }
 
   void sendError(Object id, ApiException e) {
-    sendError(id, e.status(), ErrorResponses.body(e));
+    sendError(id, e.status(), ErrorBodies.body(e));
   }
 
   void sendError(Object id, int status, JsonObject errorBody) {
@@ -240,7 +241,7 @@ final class WebSocketSession {
     running.clear();
     backlog.clear();
     for (WebSocketSink sink : left) {
-      sink.abandon();
+      sink.abandon("the socket closed");
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.tandem.api.http;
 
-import dev.tandem.router.DisaggRouter;
+import dev.tandem.api.ErrorBodies;
+import dev.tandem.router.RequestRouter;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.RoutingContext;
@@ -17,11 +18,11 @@ public final class WebSocketStreamHandler implements Handler<RoutingContext> {
   private static final Logger LOG = Logger.getLogger(WebSocketStreamHandler.class.getName());
 
   private final OpenAiRequestParser parser;
-  private final DisaggRouter router;
+  private final RequestRouter router;
   private final long maxMessageBytes;
 
   /** @param maxMessageBytes the largest request message accepted ({@code http.max-body-bytes}) */
-  public WebSocketStreamHandler(OpenAiRequestParser parser, DisaggRouter router, long maxMessageBytes) {
+  public WebSocketStreamHandler(OpenAiRequestParser parser, RequestRouter router, long maxMessageBytes) {
     this.parser = parser;
     this.router = router;
     this.maxMessageBytes = maxMessageBytes;
@@ -32,7 +33,7 @@ public final class WebSocketStreamHandler implements Handler<RoutingContext> {
     HttpServerRequest request = ctx.request();
     if (!request.canUpgradeToWebSocket()) {
       ctx.response().putHeader("Upgrade", "websocket");
-      ErrorResponses.send(ctx.response(), 426, ErrorResponses.body(
+      ErrorResponses.send(ctx.response(), 426, ErrorBodies.body(
           request.path() + " is a WebSocket endpoint: connect with a GET carrying 'Upgrade: websocket'",
           "invalid_request_error", null, "upgrade_required"));
       return;

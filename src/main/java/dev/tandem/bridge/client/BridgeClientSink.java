@@ -1,10 +1,9 @@
 package dev.tandem.bridge.client;
 
+import dev.tandem.api.ErrorBodies;
 import dev.tandem.api.ApiException;
-import dev.tandem.api.http.ErrorResponses;
-import dev.tandem.router.DisaggRouter;
+import dev.tandem.api.ClientSink;
 import dev.tandem.router.GenerationFailure;
-import dev.tandem.router.TokenSink;
 import dev.tandem.router.Usage;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
@@ -13,12 +12,12 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 /**
- * One bridge client's request: answers its generate message with the request id once the router has
- * accepted it (or fails that reply when it is refused first), then pushes {@code {id, text, token_ids}}
- * to the client's {@code stream_to} address per token batch and ends with {@code {id, finish_reason,
- * usage}} or {@code {id, error}}. Runs on the router's event loop.
+ * Where tokens are sent to a bridge client: answers its generate message with the request id once the
+ * router has accepted it (or fails that reply when it is refused first), then pushes
+ * {@code {id, text, token_ids}} to the client's {@code stream_to} address per token batch and ends with
+ * {@code {id, finish_reason, usage}} or {@code {id, error}}. Runs on the router's event loop.
  */
-final class BridgeClientSink implements TokenSink {
+final class BridgeClientSink extends ClientSink {
   /** Pushes never leave this node: the client is connected here, and no cluster lookup is needed per token. */
   private static final DeliveryOptions LOCAL = new DeliveryOptions().setLocalOnly(true);
 
@@ -29,12 +28,9 @@ final class BridgeClientSink implements TokenSink {
   /** The generate message, until it is answered. */
   private Message<Object> request;
   private String id;
-  private int promptTokens;
-  private int sentTokens;
-  private DisaggRouter.Handle handle;
-  private boolean ended;
 
-  BridgeClientSink(ClientRequests requests, EventBus eventBus, Message<Object> request, String streamTo, String connection) {
+  BridgeClientSink(ClientRequests requests, EventBus eventBus, Message<Object> request, String streamTo,
+                   String connection) {
     this.requests = requests;
     this.eventBus = eventBus;
     this.request = request;
@@ -55,30 +51,13 @@ final class BridgeClientSink implements TokenSink {
     return connection;
   }
 
-  boolean ended() {
-    return ended;
-  }
-
-  void promptTokens(int count) {
-    promptTokens = count;
-  }
-
-  void attach(DisaggRouter.Handle handle) {
-    this.handle = handle;
-  }
-
-  /** The request was refused before it reached the router (invalid fields). */
-  void refuse(ApiException e) {
-    if (end()) {
-      failBeforeStart(e.status(), ErrorResponses.body(e));
-    }
+  @Override
+  protected void refused(ApiException e) {
+    failBeforeStart(e.status(), ErrorBodies.body(e));
   }
 
   @Override
-  public void onAccepted(long requestId, String prefillWorker, String decodeWorker) {
-    if (ended) {
-      return;
-    }
+  protected void accepted(long requestId, String prefillWorker, String decodeWorker) {
     // A string: flake ids outgrow the integers JavaScript clients can hold.
     id = Long.toString(requestId);
     requests.accepted(this);
@@ -90,11 +69,7 @@ final class BridgeClientSink implements TokenSink {
   }
 
   @Override
-  public void onTokens(int[] tokenIds, String text) {
-    if (ended || (tokenIds.length == 0 && text.isEmpty())) {
-      return;
-    }
-    sentTokens += tokenIds.length;
+  protected void tokens(int[] tokenIds, String text) {
     JsonArray ids = new JsonArray();
     for (int t : tokenIds) {
       ids.add(t);
@@ -103,58 +78,31 @@ final class BridgeClientSink implements TokenSink {
   }
 
   @Override
-  public void onFinish(String finishReason, Usage usage) {
-    if (end()) {
-      push(done(finishReason, usage));
-    }
+  protected void finished(String finishReason, Usage usage) {
+    push(new JsonObject().put("id", id).put("finish_reason", finishReason).put("usage", usage.toJson()));
   }
 
   @Override
-  public void onError(GenerationFailure failure) {
-    if (!end()) {
-      return;
-    }
+  protected void failed(GenerationFailure failure) {
     if (id == null) {
-      failBeforeStart(failure.status(), ErrorResponses.body(failure));
+      failBeforeStart(failure.status(), ErrorBodies.body(failure));
     } else {
-      push(error(failure.status(), ErrorResponses.body(failure)));
+      push(error(failure.status(), ErrorBodies.body(failure)));
     }
   }
 
-  /** The client cancelled: its last frame says so with what it was sent, and the workers stop. */
-  void cancel() {
-    if (end()) {
-      push(done("cancelled", new Usage(promptTokens, sentTokens)));
-      if (handle != null) {
-        handle.cancel();
-      }
+  /** Nobody reads its tokens: a reply still owed is failed with {@code why}. */
+  @Override
+  protected void abandoned(String why) {
+    if (request != null && request.replyAddress() != null) {
+      request.fail(400, why);
     }
+    request = null;
   }
 
-  /**
-   * Nobody reads its tokens any more (the connection closed, or gave up the stream_to address): no
-   * frames, only the workers to stop, and a reply still owed is failed with {@code why}.
-   */
-  void abandon(String why) {
-    if (end()) {
-      if (request != null && request.replyAddress() != null) {
-        request.fail(400, why);
-      }
-      request = null;
-      if (handle != null) {
-        handle.cancel();
-      }
-    }
-  }
-
-  /** Marks the end and releases the request's entries; false if it had already ended. */
-  private boolean end() {
-    if (ended) {
-      return false;
-    }
-    ended = true;
+  @Override
+  protected void released() {
     requests.release(this);
-    return true;
   }
 
   /**
@@ -172,10 +120,6 @@ final class BridgeClientSink implements TokenSink {
 
   private void push(JsonObject frame) {
     eventBus.send(streamTo, frame, LOCAL);
-  }
-
-  private JsonObject done(String finishReason, Usage usage) {
-    return new JsonObject().put("id", id).put("finish_reason", finishReason).put("usage", usage.toJson());
   }
 
   private JsonObject error(int status, JsonObject errorBody) {

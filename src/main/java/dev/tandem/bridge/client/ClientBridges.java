@@ -3,7 +3,7 @@ package dev.tandem.bridge.client;
 import dev.tandem.api.ApiKeys;
 import dev.tandem.api.OpenAiRequestParser;
 import dev.tandem.config.BridgeSettings;
-import dev.tandem.router.DisaggRouter;
+import dev.tandem.router.RequestRouter;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.Router;
@@ -33,7 +33,7 @@ public final class ClientBridges {
 
   /** Starts the consumers, then the TCP listener when {@code bridge.tcp-port} is not -1. */
   public static Future<ClientBridges> start(Vertx vertx, BridgeSettings settings, OpenAiRequestParser parser,
-                                           DisaggRouter router, long requestTimeoutMs) {
+                                           RequestRouter router, long requestTimeoutMs) {
     ClientConnections clients = new ClientConnections();
     ClientRequests requests = new ClientRequests(vertx, parser, router, clients);
     long replyTimeoutMs = requestTimeoutMs + REPLY_SLACK_MS;

@@ -4,7 +4,7 @@ import dev.tandem.api.ApiException;
 import dev.tandem.api.CompletionCall;
 import dev.tandem.api.OpenAiRequestParser;
 import dev.tandem.protocol.Addresses;
-import dev.tandem.router.DisaggRouter;
+import dev.tandem.router.RequestRouter;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.Message;
@@ -23,7 +23,7 @@ import java.util.Set;
  * The requests bridge clients run on this router. Consumes {@link Addresses#GENERATE} and
  * {@link Addresses#CANCEL} with local consumers — a client is served by the router it is connected
  * to — parses each body with the HTTP API's parser off the event loop, submits it to the
- * {@link DisaggRouter} and streams it through a {@link BridgeClientSink}. Everything a connection started
+ * {@link RequestRouter} and streams it through a {@link BridgeClientSink}. Everything a connection started
  * ends when the connection closes or gives up the address its tokens go to. Runs on the router's
  * event loop, so its maps need no locks.
  */
@@ -33,7 +33,7 @@ final class ClientRequests implements ClientConnections.Listener {
 
   private final Vertx vertx;
   private final OpenAiRequestParser parser;
-  private final DisaggRouter router;
+  private final RequestRouter router;
   private final ClientConnections clients;
   /** Requests by id, from acceptance to their last frame. */
   private final Map<String, BridgeClientSink> byId = new HashMap<>();
@@ -43,7 +43,7 @@ final class ClientRequests implements ClientConnections.Listener {
   /** Requests received and not yet ended, whoever sent them. */
   private int live;
 
-  ClientRequests(Vertx vertx, OpenAiRequestParser parser, DisaggRouter router, ClientConnections clients) {
+  ClientRequests(Vertx vertx, OpenAiRequestParser parser, RequestRouter router, ClientConnections clients) {
     this.vertx = vertx;
     this.parser = parser;
     this.router = router;
@@ -98,9 +98,8 @@ final class ClientRequests implements ClientConnections.Listener {
         return;
       }
       CompletionCall call = ar.result();
-      sink.promptTokens(call.generation().promptTokens().length);
       // submit may end the request at once (e.g. overload): the sink has released itself by then.
-      sink.attach(router.submit(call.generation(), sink));
+      sink.attach(router.submit(call.generation(), sink), call.generation().promptTokens().length);
     });
   }
 

@@ -1,6 +1,6 @@
 package dev.tandem.bridge.client;
 
-import dev.tandem.api.http.ErrorResponses;
+import dev.tandem.api.ErrorBodies;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.RoutingContext;
 import java.util.List;
@@ -31,8 +31,9 @@ final class OriginCheck implements Handler<RoutingContext> {
       ctx.next();
       return;
     }
-    ErrorResponses.send(ctx.response(), 403, ErrorResponses.body("pages from " + origin + " may not use this bridge "
-        + "(bridge.sockjs-allowed-origins)", "invalid_request_error", null, "origin_not_allowed"));
+    ctx.response().setStatusCode(403).putHeader("Content-Type", "application/json")
+        .end(ErrorBodies.body("pages from " + origin + " may not use this bridge (bridge.sockjs-allowed-origins)",
+            "invalid_request_error", null, "origin_not_allowed").encode());
   }
 
   /**

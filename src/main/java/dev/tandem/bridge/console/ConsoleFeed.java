@@ -3,8 +3,8 @@ package dev.tandem.bridge.console;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.ClusterSnapshot;
 import dev.tandem.protocol.RouterLoad;
-import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerRole;
+import dev.tandem.protocol.WorkerView;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import java.util.ArrayList;
@@ -28,7 +28,7 @@ public final class ConsoleFeed {
   private static final long MIN_RATE_WINDOW_NANOS = 200_000_000L;
 
   /** What a snapshot is made of; read on the router's event loop. */
-  public record Sources(Function<WorkerRole, List<WorkerDescriptor>> workers, Supplier<RouterLoad> self,
+  public record Sources(Function<WorkerRole, List<WorkerView>> workers, Supplier<RouterLoad> self,
                         Supplier<Collection<RouterLoad>> others, IntSupplier inFlight, DoubleSupplier requestsEnded,
                         DoubleSupplier affinityHits, DoubleSupplier affinityMisses) {
   }
@@ -119,19 +119,6 @@ public final class ConsoleFeed {
     }
     return new ClusterSnapshot(routerId, millis.getAsLong(), sources.inFlight().getAsInt(), rate,
         (long) sources.affinityHits().getAsDouble(), (long) sources.affinityMisses().getAsDouble(),
-        workers(WorkerRole.PREFILL, self, others), workers(WorkerRole.DECODE, self, others), routers);
-  }
-
-  private List<ClusterSnapshot.Worker> workers(WorkerRole role, RouterLoad self, Collection<RouterLoad> others) {
-    List<ClusterSnapshot.Worker> out = new ArrayList<>();
-    for (WorkerDescriptor w : sources.workers().apply(role)) {
-      int inFlight = self.inFlight(w.workerId());
-      for (RouterLoad r : others) {
-        inFlight += r.inFlight(w.workerId());
-      }
-      out.add(new ClusterSnapshot.Worker(w.workerId(), w.model(), w.draining(), w.load().queuedPrefillTokens(),
-          w.load().activeSequences(), w.load().kvBytesUsed(), w.load().kvBytesCapacity(), inFlight));
-    }
-    return out;
+        sources.workers().apply(WorkerRole.PREFILL), sources.workers().apply(WorkerRole.DECODE), routers);
   }
 }

@@ -1,5 +1,7 @@
 package dev.tandem.router.scheduling;
 
+import dev.tandem.protocol.WorkerView;
+
 /** A draining worker finishes what it has and takes nothing new. */
 public final class NotDrainingFilter implements Filter {
   @Override

@@ -1,5 +1,6 @@
 package dev.tandem.router.scheduling;
 
+import dev.tandem.protocol.WorkerView;
 import java.util.List;
 
 /** Chooses one of the scored candidates. Pure: randomness, if any, comes from the request's tick. */

@@ -2,23 +2,34 @@ package dev.tandem.router.scheduling;
 
 import dev.tandem.config.ConfigException;
 import dev.tandem.config.SchedulerSettings;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
-/** Plugins by the names configuration uses; builds a profile from its settings. */
+/**
+ * Plugins by the names configuration uses; builds a profile from its settings. Every profile starts with
+ * the filters correctness needs — {@code not-failed} and {@code model-match} — whether configured or not.
+ */
 public final class SchedulingPlugins {
+  private static final List<String> REQUIRED_FILTERS = List.of("not-failed", "model-match");
   private static final Map<String, Supplier<Filter>> FILTERS = Map.of(
+      "not-failed", NotFailedFilter::new,
+      "model-match", ModelMatchFilter::new,
       "not-draining", NotDrainingFilter::new);
   private static final Map<String, Supplier<Scorer>> SCORERS = Map.of(
       "least-loaded", LeastLoadedScorer::new,
+      "queue-depth", QueueDepthScorer::new,
+      "kv-utilization", KvUtilizationScorer::new,
       "session-affinity", SessionAffinityScorer::new);
 
   private SchedulingPlugins() {
   }
 
   public static SchedulingProfile profile(String name, SchedulerSettings settings) {
-    List<Filter> filters = settings.filters().stream().map(f -> {
+    List<String> filterNames = new ArrayList<>(REQUIRED_FILTERS);
+    settings.filters().stream().filter(f -> !filterNames.contains(f)).forEach(filterNames::add);
+    List<Filter> filters = filterNames.stream().map(f -> {
       Supplier<Filter> s = FILTERS.get(f);
       if (s == null) {
         throw new ConfigException("unknown filter '" + f + "' in " + name + " scheduling; known: " + FILTERS.keySet());

@@ -1,6 +1,7 @@
 package dev.tandem.router.scheduling;
 
 import java.util.ArrayList;
+import dev.tandem.protocol.WorkerView;
 import java.util.List;
 import java.util.Optional;
 

@@ -1,5 +1,6 @@
 package dev.tandem.router.scheduling;
 
+import dev.tandem.protocol.WorkerView;
 import java.util.List;
 
 /** The seed's decode policy: the worker holding the session's warm KV scores 1, every other 0. */

@@ -285,7 +285,7 @@ class WebSocketStreamTest {
 
   private void awaitNothingRunning(String what) {
     TestNodes.awaitTrue(() -> {
-      if (node.router().disagg().activeRequests() != 0 || node.router().disagg().loads().total() != 0) {
+      if (node.router().requests().activeRequests() != 0 || node.router().requests().loads().total() != 0) {
         return false;
       }
       for (String worker : List.of("decode-1", "decode-2")) {

@@ -218,7 +218,7 @@ class SockJsBridgeTest {
 
   private void awaitNothingRunning(String what) {
     TestNodes.awaitTrue(() -> {
-      if (node.router().disagg().activeRequests() != 0 || node.router().clientBridge().requests() != 0) {
+      if (node.router().requests().activeRequests() != 0 || node.router().clientBridge().requests() != 0) {
         return false;
       }
       for (String worker : List.of("decode-1", "decode-2")) {

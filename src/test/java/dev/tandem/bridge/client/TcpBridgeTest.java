@@ -434,7 +434,7 @@ class TcpBridgeTest {
 
   private void awaitNothingRunning(String what) {
     TestNodes.awaitTrue(() -> {
-      if (node.router().disagg().activeRequests() != 0 || node.router().disagg().loads().total() != 0
+      if (node.router().requests().activeRequests() != 0 || node.router().requests().loads().total() != 0
           || node.router().bridge().requests() != 0) {
         return false;
       }

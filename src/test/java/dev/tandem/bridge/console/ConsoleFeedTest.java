@@ -8,6 +8,7 @@ import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.ClusterSnapshot;
 import dev.tandem.protocol.RouterLoad;
 import dev.tandem.protocol.WorkerDescriptor;
+import dev.tandem.protocol.WorkerView;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
 import io.vertx.core.Vertx;
@@ -25,15 +26,16 @@ class ConsoleFeedTest {
   private double hits = 6;
   private double misses = 2;
 
-  private final List<WorkerDescriptor> prefill = List.of(worker("prefill-1", WorkerRole.PREFILL, new WorkerLoad(300, 0, 0, 0)));
-  private final List<WorkerDescriptor> decode = List.of(
-      worker("decode-1", WorkerRole.DECODE, new WorkerLoad(0, 5, 4096, 1 << 20)),
-      worker("decode-2", WorkerRole.DECODE, new WorkerLoad(0, 0, 0, 1 << 20)));
+  private final List<WorkerView> prefill = List.of(worker("prefill-1", WorkerRole.PREFILL, new WorkerLoad(300, 0, 0, 0), 1));
+  private final List<WorkerView> decode = List.of(
+      worker("decode-1", WorkerRole.DECODE, new WorkerLoad(0, 5, 4096, 1 << 20), 5),
+      worker("decode-2", WorkerRole.DECODE, new WorkerLoad(0, 0, 0, 1 << 20), 0));
   private final RouterLoad self = new RouterLoad("router-me", "node-1", 4, Map.of("prefill-1", 1, "decode-1", 3));
   private final RouterLoad other = new RouterLoad("router-b", "node-2", 2, Map.of("decode-1", 2));
 
-  private static WorkerDescriptor worker(String id, WorkerRole role, WorkerLoad load) {
-    return new WorkerDescriptor(id, role, "tandem-builtin", 7, "node-1", 8, id.equals("decode-2"), load);
+  private static WorkerView worker(String id, WorkerRole role, WorkerLoad load, int inFlight) {
+    return new WorkerView(new WorkerDescriptor(id, role, "tandem-builtin", 7, "node-1", 8, id.equals("decode-2"), load),
+        inFlight);
   }
 
   private ConsoleFeed feed(Vertx vertx, long periodMs) {
@@ -52,10 +54,8 @@ class ConsoleFeedTest {
     assertEquals(0.75, s.affinityHitRate(), 1e-9);
     assertEquals(4, s.inFlight());
     assertEquals(1_764_676_800_000L, s.timeMillis());
-    assertEquals(List.of(new ClusterSnapshot.Worker("prefill-1", "tandem-builtin", false, 300, 0, 0, 0, 1)), s.prefill());
-    assertEquals(List.of(new ClusterSnapshot.Worker("decode-1", "tandem-builtin", false, 0, 5, 4096, 1 << 20, 5),
-        new ClusterSnapshot.Worker("decode-2", "tandem-builtin", true, 0, 0, 0, 1 << 20, 0)), s.decode(),
-        "in flight adds every router's dispatches");
+    assertEquals(prefill, s.prefill());
+    assertEquals(decode, s.decode());
     assertEquals(List.of(new ClusterSnapshot.Router("router-me", "node-1", 4, true),
         new ClusterSnapshot.Router("router-b", "node-2", 2, false)), s.routers());
 

@@ -14,6 +14,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Assertions;
+import dev.tandem.protocol.WorkerView;
+import static dev.tandem.router.scheduling.Workers.draining;
+import static dev.tandem.router.scheduling.Workers.w;
 
 /** The seed's policies as plugins, table-driven over fixture workers. */
 class SchedulingProfileTest {
@@ -21,14 +24,6 @@ class SchedulingProfileTest {
       List.of("not-draining"), List.of(new SchedulerSettings.WeightedPlugin("least-loaded", 1))));
   private static final SchedulingProfile DECODE = SchedulingPlugins.profile("decode", new SchedulerSettings(
       List.of("not-draining"), List.of(new SchedulerSettings.WeightedPlugin("session-affinity", 1))));
-
-  private static WorkerView w(String id, int load) {
-    return new WorkerView(id, "m", load, false);
-  }
-
-  private static WorkerView draining(String id, int load) {
-    return new WorkerView(id, "m", load, true);
-  }
 
   static Stream<Arguments> prefillCases() {
     return Stream.of(

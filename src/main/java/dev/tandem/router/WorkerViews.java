@@ -1,0 +1,31 @@
+package dev.tandem.router;
+
+import dev.tandem.protocol.WorkerDescriptor;
+import dev.tandem.protocol.WorkerRole;
+import dev.tandem.protocol.WorkerView;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
+
+/**
+ * The one load model: every registered worker as it reports itself (registry entry and heartbeat load)
+ * joined with what the router replicas have in flight on it. Scheduling, the console and the metrics
+ * all read workers through it.
+ */
+public final class WorkerViews {
+  private final Function<WorkerRole, List<WorkerDescriptor>> registry;
+  private final ToIntFunction<String> inFlight;
+
+  /**
+   * @param registry the registered workers of a role, sorted by id (a snapshot per call)
+   * @param inFlight requests every router replica has in flight on a worker
+   */
+  public WorkerViews(Function<WorkerRole, List<WorkerDescriptor>> registry, ToIntFunction<String> inFlight) {
+    this.registry = registry;
+    this.inFlight = inFlight;
+  }
+
+  public List<WorkerView> of(WorkerRole role) {
+    return registry.apply(role).stream().map(w -> new WorkerView(w, inFlight.applyAsInt(w.workerId()))).toList();
+  }
+}

@@ -87,12 +87,17 @@ class Worker(abc.ABC):
         """The role's addresses (built from self.worker_id) and their handlers."""
 
     @abc.abstractmethod
-    def status(self) -> Dict[str, Any]:
-        """The status object of section 3 (worker_id, role, prefilling, active_sequences, ...)."""
-
-    @abc.abstractmethod
     def load(self) -> Dict[str, Any]:
-        """The heartbeat's load object (queued_prefill_tokens, active_sequences, kv bytes, decode_steps)."""
+        """The load object of heartbeats and status answers (queued_prefill_tokens, active_sequences, kv
+        bytes, decode_steps, and the requests behind them: prefilling, parked_kv, incoming_kv)."""
+
+    def status(self) -> Dict[str, Any]:
+        """This worker as its registry entry describes it (Java's WorkerDescriptor): the answer to the
+        status and drain addresses."""
+        info = self.engine.info
+        return {"worker_id": self.worker_id, "role": self.role, "model": info.name,
+                "model_fingerprint": info.fingerprint, "node_id": self.node_id, "max_batch": self.settings.max_batch,
+                "draining": self.draining, "load": self.load()}
 
     @abc.abstractmethod
     def on_router_left(self, node: str) -> None:
@@ -100,8 +105,8 @@ class Worker(abc.ABC):
 
     def idle(self) -> bool:
         """True when the worker holds no work (for a draining shutdown)."""
-        status = self.status()
-        return bool(status.get("prefilling", 0) == 0 and status.get("active_sequences", 0) == 0)
+        load = self.load()
+        return bool(load.get("prefilling", 0) == 0 and load.get("active_sequences", 0) == 0)
 
     def _tick(self) -> None:
         """Called on every heartbeat (e.g. to expire parked KV)."""
@@ -305,7 +310,7 @@ class Worker(abc.ABC):
             message.fail(BAD_REQUEST, "field 'draining' must be a boolean")
             return
         self.set_draining(flag)
-        message.reply(dict(self.status(), draining=flag))
+        message.reply(self.status())
 
     def _on_router_left(self, message: Message) -> None:
         node = message.body.get("node") if isinstance(message.body, dict) else None

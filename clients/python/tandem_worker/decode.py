@@ -64,17 +64,12 @@ class DecodeWorker(Worker):
 
     # ---- reports ----
 
-    def status(self) -> Dict[str, Any]:
-        with self.lock:
-            return {"worker_id": self.worker_id, "role": "decode", "prefilling": 0,
-                    "active_sequences": self.batch.count(), "parked_kv": len(self.inbox.parked),
-                    "incoming_kv": len(self.inbox.incoming), "kv_bytes": self.batch.kv_bytes() + self.inbox.parked_bytes()}
-
     def load(self) -> Dict[str, Any]:
         with self.lock:
             return {"queued_prefill_tokens": 0, "active_sequences": self.batch.count(),
                     "kv_bytes_used": self.batch.kv_bytes() + self.inbox.parked_bytes(),
-                    "kv_bytes_capacity": self.settings.kv_capacity_bytes, "decode_steps": self.steps}
+                    "kv_bytes_capacity": self.settings.kv_capacity_bytes, "decode_steps": self.steps,
+                    "prefilling": 0, "parked_kv": len(self.inbox.parked), "incoming_kv": len(self.inbox.incoming)}
 
     def idle(self) -> bool:
         with self.lock:

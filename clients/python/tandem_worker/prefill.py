@@ -78,17 +78,12 @@ class PrefillWorker(Worker):
     def _queued_tokens(self) -> int:
         return sum(len(job.tokens) for job in self._jobs.values())
 
-    def status(self) -> Dict[str, Any]:
-        with self.lock:
-            prefilling = len(self._jobs)
-        return {"worker_id": self.worker_id, "role": "prefill", "prefilling": prefilling, "active_sequences": 0,
-                "parked_kv": 0, "incoming_kv": 0, "kv_bytes": 0}
-
     def load(self) -> Dict[str, Any]:
         with self.lock:
             queued = self._queued_tokens()
+            prefilling = len(self._jobs)
         return {"queued_prefill_tokens": queued, "active_sequences": 0, "kv_bytes_used": 0,
-                "kv_bytes_capacity": 0, "decode_steps": 0}
+                "kv_bytes_capacity": 0, "decode_steps": 0, "prefilling": prefilling, "parked_kv": 0, "incoming_kv": 0}
 
     def on_router_left(self, node: str) -> None:
         # A router on a member that left will never take the KV: stop computing it.

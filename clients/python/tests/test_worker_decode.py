@@ -96,8 +96,8 @@ class DecodeTest(unittest.TestCase):
         data, first = self.stream()
         ack = self.ship(11, data)
         self.assertEqual({"request_id": 11, "bytes": len(data), "tokens": len(PROMPT)}, ack["body"])
-        status = self.bridge.request("tandem.worker.dec-1.status", {}, reply="s1")["body"]
-        self.assertEqual((1, 0, 512), (status["parked_kv"], status["active_sequences"], status["kv_bytes"]))
+        load = self.bridge.request("tandem.worker.dec-1.status", {}, reply="s1")["body"]["load"]
+        self.assertEqual((1, 0, 512), (load["parked_kv"], load["active_sequences"], load["kv_bytes_used"]))
         self.assertEqual({"request_id": 11, "joined": True}, self.start(11, first, 40)["body"])
         events, batches = self.tokens_until_done(11)
         self.assertTrue(all(b["address"] == "tandem.router.r1.tokens" for b in batches))
@@ -106,8 +106,8 @@ class DecodeTest(unittest.TestCase):
         self.assertEqual(expected[1:], [t for e in events for t in e["tokens"]])
         self.assertEqual(finish, events[-1]["finish_reason"])
         time.sleep(0.1)
-        status = self.bridge.request("tandem.worker.dec-1.status", {}, reply="s2")["body"]
-        self.assertEqual((0, 0, 0), (status["parked_kv"], status["active_sequences"], status["kv_bytes"]), "freed")
+        load = self.bridge.request("tandem.worker.dec-1.status", {}, reply="s2")["body"]["load"]
+        self.assertEqual((0, 0, 0), (load["parked_kv"], load["active_sequences"], load["kv_bytes_used"]), "freed")
         self.assertEqual(len(events), self.worker.load()["decode_steps"], "one event per step")
 
     def test_a_stop_token_ends_the_stream_without_itself(self) -> None:
@@ -160,7 +160,7 @@ class DecodeTest(unittest.TestCase):
         time.sleep(0.1)
         ids = {e["request_id"] for f in self.bridge.drain_frames() for e in f["body"].get("events", [])}
         self.assertEqual({33}, ids, "only the survivor still streams")
-        self.assertEqual(1, self.worker.status()["active_sequences"])
+        self.assertEqual(1, self.worker.load()["active_sequences"])
 
     def test_decode_requests_that_cannot_run(self) -> None:
         missing = self.start(40, 5, 10)
@@ -192,7 +192,7 @@ class DecodeTest(unittest.TestCase):
         not_base64 = self.bridge.request("tandem.decode.dec-1.kv", "%%%", {"tandem-request-id": "52", "tandem-chunk": "0",
                                                                           "tandem-last": "true"}, reply="m3")
         self.assertEqual(400, not_base64["failureCode"])
-        self.assertEqual(0, self.worker.status()["incoming_kv"], "nothing left half-assembled")
+        self.assertEqual(0, self.worker.load()["incoming_kv"], "nothing left half-assembled")
 
     def test_streams_that_must_not_be_used(self) -> None:
         data, _ = self.stream()
@@ -204,7 +204,7 @@ class DecodeTest(unittest.TestCase):
         self.assertEqual(502, failed["failureCode"])
         self.assertIn("CORRUPTED", failed["message"])
         self.assertIn("TRUNCATED", self.ship(62, data[:-8])["message"])
-        self.assertEqual(0, self.worker.status()["parked_kv"])
+        self.assertEqual(0, self.worker.load()["parked_kv"])
 
 
 class DecodeLimitsTest(DecodeTest):
@@ -219,7 +219,7 @@ class DecodeLimitsTest(DecodeTest):
         self.assertIn("decode worker is full", full["message"])
         time.sleep(0.7)  # the park timeout passes: the parked KV is freed
         self.assertEqual(404, self.start(71, first, 10)["failureCode"])
-        self.assertEqual(0, self.worker.status()["kv_bytes"])
+        self.assertEqual(0, self.worker.load()["kv_bytes_used"])
         self.worker.settings.kv_capacity_bytes = 1
         self.assertTrue("body" in self.ship(73, data), "an empty worker takes one request whatever its size")
         self.assertIn("kv_capacity_bytes", self.ship(74, data)["message"])

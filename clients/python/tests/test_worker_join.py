@@ -48,7 +48,8 @@ class JoinTest(unittest.TestCase):
                 self.assertEqual({"load", "draining"}, set(beat["body"]))
                 self.assertFalse(beat["body"]["draining"])
                 self.assertEqual({"queued_prefill_tokens": 0, "active_sequences": 0, "kv_bytes_used": 0,
-                                  "kv_bytes_capacity": 4 << 30, "decode_steps": 0}, beat["body"]["load"])
+                                  "kv_bytes_capacity": 4 << 30, "decode_steps": 0, "prefilling": 0, "parked_kv": 0,
+                                  "incoming_kv": 0}, beat["body"]["load"])
 
     def test_the_bridge_picks_the_id_when_none_is_given(self) -> None:
         bridge = self.bridge(join_reply("py-prefill-x1", role="prefill"))
@@ -109,8 +110,13 @@ class ControlTest(unittest.TestCase):
 
     def test_status_and_drain(self) -> None:
         status = self.bridge.request("tandem.worker.dec-1.status", {})
-        self.assertEqual({"worker_id": "dec-1", "role": "decode", "prefilling": 0, "active_sequences": 0,
-                          "parked_kv": 0, "incoming_kv": 0, "kv_bytes": 0}, status["body"])
+        body = status["body"]
+        self.assertEqual(("dec-1", "decode", False), (body["worker_id"], body["role"], body["draining"]))
+        self.assertEqual((self.worker.engine.info.name, self.worker.engine.info.fingerprint, self.worker.node_id),
+                         (body["model"], body["model_fingerprint"], body["node_id"]))
+        self.assertEqual({"queued_prefill_tokens": 0, "active_sequences": 0, "kv_bytes_used": 0,
+                          "kv_bytes_capacity": self.worker.settings.kv_capacity_bytes, "decode_steps": 0,
+                          "prefilling": 0, "parked_kv": 0, "incoming_kv": 0}, body["load"])
         drained = self.bridge.request("tandem.worker.dec-1.drain", {"draining": True}, reply="r2")
         self.assertEqual(dict(status["body"], draining=True), drained["body"])
         self.assertTrue(self.worker.draining)

@@ -69,7 +69,7 @@ class PrefillTest(unittest.TestCase):
         body = done["body"]
         self.assertGreaterEqual(body.pop("prefill_us"), 0)
         self.assertEqual({"request_id": 7, "first_token": first, "prompt_tokens": 299, "kv_bytes": len(stream)}, body)
-        self.assertEqual(0, self.bridge.request("tandem.worker.pre-1.status", {})["body"]["prefilling"])
+        self.assertEqual(0, self.bridge.request("tandem.worker.pre-1.status", {})["body"]["load"]["prefilling"])
 
     def test_the_decode_workers_refusal_is_passed_on(self) -> None:
         cases = [("RECIPIENT_FAILURE", 503, 503), ("RECIPIENT_FAILURE", 409, 409), ("RECIPIENT_FAILURE", 777, 500),

@@ -38,7 +38,7 @@ class GracefulShutdownTest {
         .tokens();
     CompletableFuture<HttpResponse<String>> running = http.postAsync("/v1/completions", new JsonObject()
         .put("prompt", "Before the end").put("max_tokens", 150).put("temperature", 0.7).put("seed", 3).encode());
-    TestNodes.awaitTrue(() -> node.decodeWorkers().get(0).status().activeSequences() == 1, Duration.ofSeconds(10),
+    TestNodes.awaitTrue(() -> node.decodeWorkers().get(0).descriptor().load().activeSequences() == 1, Duration.ofSeconds(10),
         "the stream to be decoding");
 
     Future<Void> shutdown = node.shutdown(20_000);

@@ -3,17 +3,30 @@ package dev.tandem.protocol;
 import io.vertx.core.json.JsonObject;
 
 /**
- * What a worker reports about its load on every heartbeat: prompt tokens waiting for or in prefill,
- * sequences in (or waiting for) the decode batch, KV memory used and available, and how many decode
- * steps it has completed (so routers can tell a busy worker from a stuck one).
+ * What a worker holds and how busy it is, reported on every heartbeat and in its status answer: prompt
+ * tokens waiting for or in prefill, sequences in (or waiting for) the decode batch, KV memory used and
+ * available, how many decode steps it has completed (so routers can tell a busy worker from a stuck
+ * one), and the requests behind those numbers — prompts being prefilled, KV transfers parked awaiting
+ * their DECODE_REQUEST and still arriving.
  */
 public record WorkerLoad(int queuedPrefillTokens, int activeSequences, long kvBytesUsed, long kvBytesCapacity,
-                         long decodeSteps) {
+                         long decodeSteps, int prefilling, int parkedKv, int incomingKv) {
 
-  public static final WorkerLoad IDLE = new WorkerLoad(0, 0, 0, 0, 0);
+  public static final WorkerLoad IDLE = new WorkerLoad(0, 0, 0, 0);
 
   public WorkerLoad(int queuedPrefillTokens, int activeSequences, long kvBytesUsed, long kvBytesCapacity) {
     this(queuedPrefillTokens, activeSequences, kvBytesUsed, kvBytesCapacity, 0);
+  }
+
+  public WorkerLoad(int queuedPrefillTokens, int activeSequences, long kvBytesUsed, long kvBytesCapacity,
+                    long decodeSteps) {
+    this(queuedPrefillTokens, activeSequences, kvBytesUsed, kvBytesCapacity, decodeSteps, 0, 0, 0);
+  }
+
+  /** True when the worker holds no request and no KV: nothing left behind by what it served. */
+  public boolean holdsNothing() {
+    return queuedPrefillTokens == 0 && activeSequences == 0 && kvBytesUsed == 0 && prefilling == 0 && parkedKv == 0
+        && incomingKv == 0;
   }
 
   public static final JsonCodec<WorkerLoad> CODEC = new JsonCodec<>() {
@@ -24,7 +37,10 @@ public record WorkerLoad(int queuedPrefillTokens, int activeSequences, long kvBy
           .put("active_sequences", l.activeSequences)
           .put("kv_bytes_used", l.kvBytesUsed)
           .put("kv_bytes_capacity", l.kvBytesCapacity)
-          .put("decode_steps", l.decodeSteps);
+          .put("decode_steps", l.decodeSteps)
+          .put("prefilling", l.prefilling)
+          .put("parked_kv", l.parkedKv)
+          .put("incoming_kv", l.incomingKv);
     }
 
     @Override
@@ -34,8 +50,11 @@ public record WorkerLoad(int queuedPrefillTokens, int activeSequences, long kvBy
           JsonFields.requiredInt(json, "active_sequences"),
           JsonFields.requiredLong(json, "kv_bytes_used"),
           JsonFields.requiredLong(json, "kv_bytes_capacity"),
-          // Optional: workers in other languages may not count steps.
-          json.getValue("decode_steps") instanceof Number n ? n.longValue() : 0);
+          // Optional: workers in other languages may not count steps or detail their holdings.
+          json.getValue("decode_steps") instanceof Number n ? n.longValue() : 0,
+          JsonFields.optionalInt(json, "prefilling", 0),
+          JsonFields.optionalInt(json, "parked_kv", 0),
+          JsonFields.optionalInt(json, "incoming_kv", 0));
     }
   };
 }

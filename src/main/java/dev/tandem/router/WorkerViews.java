@@ -9,8 +9,8 @@ import java.util.function.ToIntFunction;
 
 /**
  * The one load model: every registered worker as it reports itself (registry entry and heartbeat load)
- * joined with what the router replicas have in flight on it. Scheduling, the console and the metrics
- * all read workers through it.
+ * joined with what the router replicas have in flight on it. Scheduling and the web console read
+ * workers through it.
  */
 public final class WorkerViews {
   private final Function<WorkerRole, List<WorkerDescriptor>> registry;

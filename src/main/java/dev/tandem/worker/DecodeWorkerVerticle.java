@@ -18,7 +18,6 @@ import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
-import dev.tandem.protocol.WorkerStatus;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.WorkerExecutor;
@@ -69,11 +68,11 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     // One thread: steps of one worker are sequential by nature; other workers use the other cores.
     compute = vertx.createSharedWorkerExecutor("tandem-decode-" + workerId, 1);
     EventBus bus = vertx.eventBus();
-    control = new WorkerControl(vertx, workerId, announcer, this::status);
+    control = new WorkerControl(vertx, workerId, announcer, this::descriptor);
     return control.start(List.of(
         bus.consumer(Addresses.decodeKv(workerId), this::onKvChunk),
         bus.<Object>consumer(Addresses.decodeStart(workerId), this::onDecodeRequest),
-        bus.<Object>consumer(Addresses.decodeCancel(workerId), this::onCancel)), this::descriptor);
+        bus.<Object>consumer(Addresses.decodeCancel(workerId), this::onCancel)));
   }
 
   @Override
@@ -81,16 +80,13 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     return control.stop().eventually(() -> compute.close());
   }
 
-  private WorkerDescriptor descriptor() {
+  /** This worker as it is now: its registry entry, heartbeat and status answer. */
+  public WorkerDescriptor descriptor() {
     WorkerLoad load = new WorkerLoad(0, batch.activeCount() + batch.waitingCount(),
-        batch.kvBytes() + inbox.parkedBytes(), settings.kvCapacityBytes(), steps);
+        batch.kvBytes() + inbox.parkedBytes(), settings.kvCapacityBytes(), steps, 0, inbox.parkedCount(),
+        inbox.incomingCount());
     return new WorkerDescriptor(workerId, WorkerRole.DECODE, engine.info().name(), engine.info().fingerprint(),
         nodeId, settings.maxBatch(), control.draining(), load);
-  }
-
-  public WorkerStatus status() {
-    return new WorkerStatus(workerId, WorkerRole.DECODE, 0, batch.activeCount() + batch.waitingCount(),
-        inbox.parkedCount(), inbox.incomingCount(), batch.kvBytes() + inbox.parkedBytes());
   }
 
   private void onKvChunk(Message<Object> message) {

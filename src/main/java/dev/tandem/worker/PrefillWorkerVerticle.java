@@ -20,7 +20,6 @@ import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
-import dev.tandem.protocol.WorkerStatus;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.WorkerExecutor;
@@ -81,10 +80,10 @@ public final class PrefillWorkerVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     compute = vertx.createSharedWorkerExecutor("tandem-prefill-" + workerId, settings.prefillConcurrency());
-    control = new WorkerControl(vertx, workerId, announcer, this::status);
+    control = new WorkerControl(vertx, workerId, announcer, this::descriptor);
     return control.start(List.of(
         vertx.eventBus().<Object>consumer(Addresses.prefill(workerId), this::onPrefill),
-        vertx.eventBus().<Object>consumer(Addresses.prefillCancel(workerId), this::onCancel)), this::descriptor);
+        vertx.eventBus().<Object>consumer(Addresses.prefillCancel(workerId), this::onCancel)));
   }
 
   @Override
@@ -92,9 +91,11 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     return control.stop().eventually(() -> compute.close());
   }
 
-  private WorkerDescriptor descriptor() {
+  /** This worker as it is now: its registry entry, heartbeat and status answer. */
+  public WorkerDescriptor descriptor() {
     return new WorkerDescriptor(workerId, WorkerRole.PREFILL, engine.info().name(), engine.info().fingerprint(),
-        nodeId, settings.prefillConcurrency(), control.draining(), new WorkerLoad(queuedTokens(), 0, 0, 0));
+        nodeId, settings.prefillConcurrency(), control.draining(),
+        new WorkerLoad(queuedTokens(), 0, 0, 0, 0, jobs.size(), 0, 0));
   }
 
   /** Prompt tokens accepted and not yet shipped. */
@@ -120,10 +121,6 @@ public final class PrefillWorkerVerticle extends VerticleBase {
         }
       }
     });
-  }
-
-  public WorkerStatus status() {
-    return new WorkerStatus(workerId, WorkerRole.PREFILL, jobs.size(), 0, 0, 0, 0);
   }
 
   private void onPrefill(Message<Object> message) {

@@ -6,7 +6,6 @@ import dev.tandem.protocol.JsonCodec;
 import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerFailure;
-import dev.tandem.protocol.WorkerStatus;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.Message;
@@ -24,14 +23,15 @@ final class WorkerControl {
   private final Vertx vertx;
   private final String workerId;
   private final WorkerAnnouncer announcer;
-  private final Supplier<WorkerStatus> status;
+  private final Supplier<WorkerDescriptor> descriptor;
   private boolean draining;
 
-  WorkerControl(Vertx vertx, String workerId, WorkerAnnouncer announcer, Supplier<WorkerStatus> status) {
+  /** @param descriptor the worker as it is now: announced on every heartbeat, the answer to status and drain */
+  WorkerControl(Vertx vertx, String workerId, WorkerAnnouncer announcer, Supplier<WorkerDescriptor> descriptor) {
     this.vertx = vertx;
     this.workerId = workerId;
     this.announcer = announcer;
-    this.status = status;
+    this.descriptor = descriptor;
   }
 
   boolean draining() {
@@ -42,10 +42,10 @@ final class WorkerControl {
    * Adds the status and drain consumers to the role's own, and once all of them have reached the
    * cluster, announces the worker (the descriptor is asked again on every heartbeat).
    */
-  Future<Void> start(List<MessageConsumer<?>> roleConsumers, Supplier<WorkerDescriptor> descriptor) {
+  Future<Void> start(List<MessageConsumer<?>> roleConsumers) {
     List<MessageConsumer<?>> consumers = new ArrayList<>(roleConsumers);
     consumers.add(vertx.eventBus().consumer(Addresses.workerStatus(workerId),
-        m -> m.reply(WorkerStatus.CODEC.encode(status.get()))));
+        m -> m.reply(WorkerDescriptor.CODEC.encode(descriptor.get()))));
     consumers.add(vertx.eventBus().<Object>consumer(Addresses.workerDrain(workerId), this::onDrain));
     List<Future<Void>> ready = new ArrayList<>();
     consumers.forEach(c -> ready.add(c.completion()));
@@ -81,7 +81,7 @@ final class WorkerControl {
     draining = on;
     announcer.announceNow().onComplete(ar -> {
       if (ar.succeeded()) {
-        message.reply(WorkerStatus.CODEC.encode(status.get()).put("draining", on));
+        message.reply(WorkerDescriptor.CODEC.encode(descriptor.get()));
       } else {
         message.fail(WorkerFailure.INTERNAL.code(), "registry not updated: " + ar.cause().getMessage());
       }

@@ -74,9 +74,9 @@ class AdmissionTest {
       assertEquals(200, after.statusCode(), after.body());
       assertArrayEquals(expected(node, 100, maxTokens), HttpTestClient.tokenIds(after));
       TestNodes.awaitTrue(() -> node.router().requests().loads().total() == 0
-              && node.decodeWorkers().get(0).status().activeSequences() == 0
-              && node.decodeWorkers().get(0).status().kvBytes() == 0
-              && node.prefillWorkers().get(0).status().prefilling() == 0,
+              && node.decodeWorkers().get(0).descriptor().load().activeSequences() == 0
+              && node.decodeWorkers().get(0).descriptor().load().kvBytesUsed() == 0
+              && node.prefillWorkers().get(0).descriptor().load().prefilling() == 0,
           Duration.ofSeconds(5), "nothing held after the overload");
     } catch (Exception e) {
       throw new AssertionError(e);

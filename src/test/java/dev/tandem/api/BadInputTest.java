@@ -8,7 +8,7 @@ import dev.tandem.HttpTestClient;
 import dev.tandem.node.TandemNode;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
-import dev.tandem.protocol.WorkerStatus;
+import dev.tandem.protocol.WorkerLoad;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -165,8 +165,8 @@ class BadInputTest {
 
   private boolean idle() {
     for (String id : List.of("prefill-1", "prefill-2", "decode-1", "decode-2")) {
-      WorkerStatus s = EmbeddedServingTest.status(node, id);
-      if (s.prefilling() + s.activeSequences() + s.parkedKv() + s.incomingKv() != 0 || s.kvBytes() != 0) {
+      WorkerLoad s = EmbeddedServingTest.status(node, id);
+      if (s.prefilling() + s.activeSequences() + s.parkedKv() + s.incomingKv() != 0 || s.kvBytesUsed() != 0) {
         return false;
       }
     }

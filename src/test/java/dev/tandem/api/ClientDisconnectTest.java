@@ -6,7 +6,7 @@ import dev.tandem.node.TandemNode;
 import dev.tandem.TestNodes;
 import dev.tandem.engine.PacedEngine;
 import dev.tandem.engine.reference.ReferenceEngine;
-import dev.tandem.protocol.WorkerStatus;
+import dev.tandem.protocol.WorkerLoad;
 import io.vertx.core.json.JsonObject;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -63,9 +63,9 @@ class ClientDisconnectTest {
       dropped = System.nanoTime();
     }
     TestNodes.awaitTrue(() -> {
-      WorkerStatus decode = EmbeddedServingTest.status(node, "decode-1");
+      WorkerLoad decode = EmbeddedServingTest.status(node, "decode-1");
       return node.router().requests().activeRequests() == 0 && node.router().requests().loads().total() == 0
-          && decode.activeSequences() == 0 && decode.kvBytes() == 0 && decode.parkedKv() == 0;
+          && decode.activeSequences() == 0 && decode.kvBytesUsed() == 0 && decode.parkedKv() == 0;
     }, Duration.ofSeconds(1), "the dropped stream to be cancelled on router and workers");
     long millis = (System.nanoTime() - dropped) / 1_000_000;
     long steps = node.decodeWorkers().get(0).steps() - stepsBefore;

@@ -12,7 +12,8 @@ import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.LocalGenerator;
 import dev.tandem.engine.SamplingParams;
 import dev.tandem.protocol.Addresses;
-import dev.tandem.protocol.WorkerStatus;
+import dev.tandem.protocol.WorkerDescriptor;
+import dev.tandem.protocol.WorkerLoad;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
@@ -194,8 +195,8 @@ public class EmbeddedServingTest {
     return out;
   }
 
-  public static WorkerStatus status(TandemNode node, String workerId) {
-    return WorkerStatus.CODEC.decode(node.vertx().eventBus()
-        .<JsonObject>request(Addresses.workerStatus(workerId), null).await().body());
+  public static WorkerLoad status(TandemNode node, String workerId) {
+    return WorkerDescriptor.CODEC.decode(node.vertx().eventBus()
+        .<JsonObject>request(Addresses.workerStatus(workerId), null).await().body()).load();
   }
 }

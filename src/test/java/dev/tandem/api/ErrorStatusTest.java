@@ -107,7 +107,7 @@ class ErrorStatusTest {
           "{\"prompt\": \"hi\", \"max_tokens\": 200, \"seed\": " + seed + "}"), 504).getString("code"));
       TandemNode w = workers;
       TestNodes.awaitTrue(() -> EmbeddedServingTest.status(w, "decode-1").activeSequences() == 0
-              && EmbeddedServingTest.status(w, "decode-1").kvBytes() == 0
+              && EmbeddedServingTest.status(w, "decode-1").kvBytesUsed() == 0
               && router.router().requests().activeRequests() == 0 && router.router().requests().loads().total() == 0,
           Duration.ofSeconds(2), "the timed-out request to be released everywhere");
     } finally {

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.HttpTestClient;
 import dev.tandem.node.TandemNode;
 import dev.tandem.TestNodes;
-import dev.tandem.protocol.WorkerStatus;
+import dev.tandem.protocol.WorkerLoad;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
@@ -152,7 +152,7 @@ class RequestFuzzTest {
   }
 
   private boolean idle(String worker) {
-    WorkerStatus s = EmbeddedServingTest.status(node, worker);
-    return s.prefilling() + s.activeSequences() + s.parkedKv() + s.incomingKv() == 0 && s.kvBytes() == 0;
+    WorkerLoad s = EmbeddedServingTest.status(node, worker);
+    return s.prefilling() + s.activeSequences() + s.parkedKv() + s.incomingKv() == 0 && s.kvBytesUsed() == 0;
   }
 }

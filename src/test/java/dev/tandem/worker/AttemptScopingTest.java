@@ -20,7 +20,8 @@ import dev.tandem.worker.kv.KvTransferCodec;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.TokenEvent;
 import dev.tandem.protocol.WorkerFailure;
-import dev.tandem.protocol.WorkerStatus;
+import dev.tandem.protocol.WorkerDescriptor;
+import dev.tandem.protocol.WorkerLoad;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.Message;
@@ -90,7 +91,7 @@ class AttemptScopingTest {
     TokenEvent last = finished.get(20, TimeUnit.SECONDS);
     assertNull(last.error(), last.toString());
     assertTrue(List.of("length", "stop").contains(last.finishReason()), "attempt 2 ran to its end: " + last);
-    TestNodes.awaitTrue(() -> status().activeSequences() == 0 && status().kvBytes() == 0, "everything freed");
+    TestNodes.awaitTrue(() -> status().activeSequences() == 0 && status().kvBytesUsed() == 0, "everything freed");
   }
 
   @Test
@@ -118,9 +119,9 @@ class AttemptScopingTest {
         new KvChunk(id, last, true, chunks.get(last), attempt).deliveryOptions());
   }
 
-  private WorkerStatus status() {
-    return WorkerStatus.CODEC.decode(node.vertx().eventBus()
-        .<JsonObject>request(Addresses.workerStatus(WORKER), null).await().body());
+  private WorkerLoad status() {
+    return WorkerDescriptor.CODEC.decode(node.vertx().eventBus()
+        .<JsonObject>request(Addresses.workerStatus(WORKER), null).await().body()).load();
   }
 
   private static WorkerFailure failureOf(Future<?> future) {

@@ -13,7 +13,8 @@ import dev.tandem.protocol.KvAck;
 import dev.tandem.protocol.KvChunk;
 import dev.tandem.worker.kv.KvTransferCodec;
 import dev.tandem.protocol.WorkerFailure;
-import dev.tandem.protocol.WorkerStatus;
+import dev.tandem.protocol.WorkerDescriptor;
+import dev.tandem.protocol.WorkerLoad;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.Message;
@@ -66,9 +67,9 @@ class KvHandoverTest {
         new KvChunk(requestId, last, true, chunks.get(last)).deliveryOptions());
   }
 
-  private WorkerStatus status() {
-    return WorkerStatus.CODEC.decode(node.vertx().eventBus()
-        .<JsonObject>request(Addresses.workerStatus("decode-x"), null).await().body());
+  private WorkerLoad status() {
+    return WorkerDescriptor.CODEC.decode(node.vertx().eventBus()
+        .<JsonObject>request(Addresses.workerStatus("decode-x"), null).await().body()).load();
   }
 
   @Test
@@ -77,10 +78,10 @@ class KvHandoverTest {
     long total = chunks.stream().mapToLong(Buffer::length).sum();
     KvAck ack = KvAck.CODEC.decode(ship(77, chunks).await().body());
     assertEquals(total, ack.bytesReceived());
-    WorkerStatus parked = status();
+    WorkerLoad parked = status();
     assertEquals(1, parked.parkedKv());
-    assertTrue(parked.kvBytes() > 0);
-    TestNodes.awaitTrue(() -> status().parkedKv() == 0 && status().kvBytes() == 0,
+    assertTrue(parked.kvBytesUsed() > 0);
+    TestNodes.awaitTrue(() -> status().parkedKv() == 0 && status().kvBytesUsed() == 0,
         Duration.ofMillis(PARK_TIMEOUT_MS * 10), "parked KV to be freed");
   }
 

@@ -10,9 +10,9 @@ import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.WorkerHeartbeat;
 import dev.tandem.protocol.WorkerJoin;
+import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.protocol.WorkerRole;
-import dev.tandem.protocol.WorkerStatus;
 import dev.tandem.protocol.WorkerWelcome;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
@@ -233,8 +233,8 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
     if (address.equals(Addresses.decodeKv(id))) {
       return KvAck.CODEC;
     }
-    if (address.equals(Addresses.workerStatus(id))) {
-      return WorkerStatus.CODEC;
+    if (address.equals(Addresses.workerStatus(id)) || address.equals(Addresses.workerDrain(id))) {
+      return WorkerDescriptor.CODEC;
     }
     return null;
   }

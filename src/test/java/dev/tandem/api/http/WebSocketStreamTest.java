@@ -16,7 +16,7 @@ import dev.tandem.engine.LocalGenerator;
 import dev.tandem.engine.PacedEngine;
 import dev.tandem.engine.SamplingParams;
 import dev.tandem.engine.reference.ReferenceEngine;
-import dev.tandem.protocol.WorkerStatus;
+import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.worker.DecodeWorkerVerticle;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -289,8 +289,8 @@ class WebSocketStreamTest {
         return false;
       }
       for (String worker : List.of("decode-1", "decode-2")) {
-        WorkerStatus s = EmbeddedServingTest.status(node, worker);
-        if (s.activeSequences() != 0 || s.kvBytes() != 0 || s.parkedKv() != 0) {
+        WorkerLoad s = EmbeddedServingTest.status(node, worker);
+        if (s.activeSequences() != 0 || s.kvBytesUsed() != 0 || s.parkedKv() != 0) {
           return false;
         }
       }

@@ -16,7 +16,7 @@ import dev.tandem.engine.reference.ReferenceEngine;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerRole;
-import dev.tandem.protocol.WorkerStatus;
+import dev.tandem.protocol.WorkerLoad;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
@@ -222,9 +222,9 @@ class SockJsBridgeTest {
         return false;
       }
       for (String worker : List.of("decode-1", "decode-2")) {
-        WorkerStatus s = WorkerStatus.CODEC.decode(node.vertx().eventBus()
-            .<JsonObject>request(Addresses.workerStatus(worker), null).await().body());
-        if (s.activeSequences() != 0 || s.kvBytes() != 0) {
+        WorkerLoad s = WorkerDescriptor.CODEC.decode(node.vertx().eventBus()
+            .<JsonObject>request(Addresses.workerStatus(worker), null).await().body()).load();
+        if (s.activeSequences() != 0 || s.kvBytesUsed() != 0) {
           return false;
         }
       }

@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The worker bridge: a TCP event-bus bridge (Vert.x TCP bridge framing) through which processes in
  * other languages — where GPU engines live — join the cluster as prefill or decode workers and speak
- * the Java workers' protocol (README, "Worker bridge"). Each joined worker is registered from this
+ * the Java workers' protocol (src/site/markdown/worker-bridge.md). Each joined worker is registered from this
  * node, heartbeated while its connection lives and withdrawn the moment it closes or goes silent.
  * Deployed on router nodes when {@code worker-bridge.tcp-port} is not -1; one event loop runs it all.
  */

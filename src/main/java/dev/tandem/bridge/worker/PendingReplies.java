@@ -1,9 +1,11 @@
 package dev.tandem.bridge.worker;
 
 import dev.tandem.protocol.JsonCodec;
+import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.WorkerFailure;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -44,8 +46,49 @@ final class PendingReplies {
     return address;
   }
 
+  /** Why the worker's answer was refused: the err frame's code and detail. */
+  record Refusal(String code, String detail) {
+  }
+
+  /**
+   * The worker answers the message held at {@code address}: {@code body} for success, or
+   * {@code failureCode} and {@code message} for a failure (a {@link WorkerFailure} code). A malformed
+   * answer fails the message — the router moves on instead of choking on it — and is refused.
+   *
+   * @return null when the answer went through, else why it was refused
+   */
+  Refusal answer(String address, JsonObject frame) {
+    Pending p = take(address);
+    if (p == null) {
+      return new Refusal("unknown_reply_address", "nothing awaits an answer at '" + address
+          + "' (answered already, or timed out)");
+    }
+    Object code = frame.getValue("failureCode");
+    if (code != null) {
+      if (!(code instanceof Integer c) || c < 0) {
+        p.message().fail(WorkerFailure.INTERNAL.code(), "malformed failure from " + workerName);
+        return new Refusal("invalid_frame", "'failureCode' must be a non-negative integer");
+      }
+      Object text = frame.getValue("message");
+      p.message().fail(c, text instanceof String s ? s : "failed (" + c + ")");
+      return null;
+    }
+    try {
+      JsonObject json = JsonCodec.object(frame.getValue("body"));
+      if (p.replyShape() != null) {
+        p.replyShape().decode(json);
+      }
+      p.message().reply(json);
+      return null;
+    } catch (ProtocolException e) {
+      p.message().fail(WorkerFailure.INTERNAL.code(), "malformed answer from " + workerName + ": " + e.getMessage());
+      return new Refusal("invalid_body", "the answer to " + p.message().address() + " is malformed: "
+          + e.getMessage());
+    }
+  }
+
   /** The message awaiting an answer at {@code address}, no longer pending; null if none does. */
-  Pending take(String address) {
+  private Pending take(String address) {
     Pending p = pending.remove(address);
     if (p != null) {
       vertx.cancelTimer(p.timerId());

@@ -239,40 +239,10 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
     return null;
   }
 
-  /**
-   * The worker answers a message it was handed: {@code body} for success, or {@code failureCode} and
-   * {@code message} for a failure (a {@link dev.tandem.protocol.WorkerFailure} code). A malformed answer
-   * fails the message, so the router moves on instead of choking on it.
-   */
   private void answer(String address, JsonObject frame, String replyAddress) {
-    PendingReplies.Pending p = pending.take(address);
-    if (p == null) {
-      refuse("unknown_reply_address", "nothing awaits an answer at '" + address + "' (answered already, or timed out)",
-          replyAddress);
-      return;
-    }
-    Object code = frame.getValue("failureCode");
-    if (code != null) {
-      if (!(code instanceof Integer c) || c < 0) {
-        p.message().fail(WorkerFailure.INTERNAL.code(), "malformed failure from " + worker.id());
-        refuse("invalid_frame", "'failureCode' must be a non-negative integer", replyAddress);
-        return;
-      }
-      Object text = frame.getValue("message");
-      p.message().fail(c, text instanceof String s ? s : "failed (" + c + ")");
-      return;
-    }
-    Object body = frame.getValue("body");
-    try {
-      JsonObject json = JsonCodec.object(body);
-      if (p.replyShape() != null) {
-        p.replyShape().decode(json);
-      }
-      p.message().reply(json);
-    } catch (ProtocolException e) {
-      p.message().fail(WorkerFailure.INTERNAL.code(), "malformed answer from " + worker.id()
-          + ": " + e.getMessage());
-      refuse("invalid_body", "the answer to " + p.message().address() + " is malformed: " + e.getMessage(), replyAddress);
+    PendingReplies.Refusal refusal = pending.answer(address, frame);
+    if (refusal != null) {
+      refuse(refusal.code(), refusal.detail(), replyAddress);
     }
   }
 

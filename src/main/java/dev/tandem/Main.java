@@ -4,6 +4,7 @@ import dev.tandem.config.ConfigException;
 import dev.tandem.config.ConfigLoader;
 import dev.tandem.config.EnvOverrides;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.node.TandemNode;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -14,224 +15,259 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import dev.tandem.node.TandemNode;
 
 /**
  * The {@code tandem} command: {@code all} (the default: router and workers in one JVM), {@code router},
  * {@code prefill} and {@code decode}, each a node of one cluster.
  */
-@Command(name = "tandem", mixinStandardHelpOptions = true, version = "tandem 0.1.0",
-    description = "Disaggregated LLM inference router. Without a subcommand runs 'all'.",
-    subcommands = {Main.All.class, Main.RouterCommand.class, Main.PrefillCommand.class, Main.DecodeCommand.class})
+@Command(
+        name = "tandem",
+        mixinStandardHelpOptions = true,
+        version = "tandem 0.1.0",
+        description = "Disaggregated LLM inference router. Without a subcommand runs 'all'.",
+        subcommands = {Main.All.class, Main.RouterCommand.class, Main.PrefillCommand.class, Main.DecodeCommand.class})
 public final class Main implements Callable<Integer> {
 
-  /** Options every mode shares. */
-  static final class CommonOptions {
-    @Option(names = "--config", description = "YAML configuration (default: conf/tandem.yaml if present)")
-    Path config;
-    @Option(names = "--model", description = "llama2.c checkpoint (legacy float32 .bin); default: the built-in model")
-    String model;
-    @Option(names = "--tokenizer", description = "llama2.c tokenizer.bin for --model")
-    String tokenizer;
-    @Option(names = "--join", split = ",", description = "cluster members to join, host:port[,host:port…]")
-    List<String> join;
-    @Option(names = "--cluster-name", description = "Hazelcast cluster name")
-    String clusterName;
-    @Option(names = "--cluster-port", description = "Hazelcast member port (auto-increments when taken)")
-    Integer clusterPort;
-    @Option(names = "--http-port", description = "router HTTP port")
-    Integer httpPort;
-    @Option(names = "--bridge-port", description = "router TCP event-bus bridge port (-1 = none, 0 = any free port)")
-    Integer bridgePort;
-    @Option(names = "--worker-bridge-port",
-        description = "worker bridge port on router nodes, for workers in other languages (-1 = none, 0 = any free port)")
-    Integer workerBridgePort;
+    /** Options every mode shares. */
+    static final class CommonOptions {
+        @Option(names = "--config", description = "YAML configuration (default: conf/tandem.yaml if present)")
+        Path config;
 
-    TandemConfig load() {
-      Path file = config != null ? config : Path.of("conf", "tandem.yaml");
-      JsonObject json = ConfigLoader.readYaml(file, config != null);
-      TandemConfig c = EnvOverrides.apply(json, System.getenv()).parse();
-      if (model != null) {
-        c = c.withModel(c.model().withPath(model));
-      }
-      if (tokenizer != null) {
-        c = c.withModel(c.model().withTokenizer(tokenizer));
-      }
-      if (join != null) {
-        c = c.withCluster(c.cluster().withMembers(join));
-      }
-      if (clusterName != null) {
-        c = c.withCluster(c.cluster().withName(clusterName));
-      }
-      if (clusterPort != null) {
-        c = c.withCluster(c.cluster().withPort(clusterPort));
-      }
-      if (httpPort != null) {
-        c = c.withHttp(c.http().withPort(httpPort));
-      }
-      if (bridgePort != null) {
-        if (bridgePort < -1 || bridgePort > 65535) {
-          throw new ConfigException("--bridge-port must be between -1 and 65535, got " + bridgePort);
+        @Option(
+                names = "--model",
+                description = "llama2.c checkpoint (legacy float32 .bin); default: the built-in model")
+        String model;
+
+        @Option(names = "--tokenizer", description = "llama2.c tokenizer.bin for --model")
+        String tokenizer;
+
+        @Option(names = "--join", split = ",", description = "cluster members to join, host:port[,host:port…]")
+        List<String> join;
+
+        @Option(names = "--cluster-name", description = "Hazelcast cluster name")
+        String clusterName;
+
+        @Option(names = "--cluster-port", description = "Hazelcast member port (auto-increments when taken)")
+        Integer clusterPort;
+
+        @Option(names = "--http-port", description = "router HTTP port")
+        Integer httpPort;
+
+        @Option(
+                names = "--bridge-port",
+                description = "router TCP event-bus bridge port (-1 = none, 0 = any free port)")
+        Integer bridgePort;
+
+        @Option(
+                names = "--worker-bridge-port",
+                description =
+                        "worker bridge port on router nodes, for workers in other languages (-1 = none, 0 = any free port)")
+        Integer workerBridgePort;
+
+        TandemConfig load() {
+            Path file = config != null ? config : Path.of("conf", "tandem.yaml");
+            JsonObject json = ConfigLoader.readYaml(file, config != null);
+            TandemConfig c = EnvOverrides.apply(json, System.getenv()).parse();
+            if (model != null) {
+                c = c.withModel(c.model().withPath(model));
+            }
+            if (tokenizer != null) {
+                c = c.withModel(c.model().withTokenizer(tokenizer));
+            }
+            if (join != null) {
+                c = c.withCluster(c.cluster().withMembers(join));
+            }
+            if (clusterName != null) {
+                c = c.withCluster(c.cluster().withName(clusterName));
+            }
+            if (clusterPort != null) {
+                c = c.withCluster(c.cluster().withPort(clusterPort));
+            }
+            if (httpPort != null) {
+                c = c.withHttp(c.http().withPort(httpPort));
+            }
+            if (bridgePort != null) {
+                if (bridgePort < -1 || bridgePort > 65535) {
+                    throw new ConfigException("--bridge-port must be between -1 and 65535, got " + bridgePort);
+                }
+                c = c.withBridge(c.bridge().withTcpPort(bridgePort));
+            }
+            if (workerBridgePort != null) {
+                if (workerBridgePort < -1 || workerBridgePort > 65535) {
+                    throw new ConfigException(
+                            "--worker-bridge-port must be between -1 and 65535, got " + workerBridgePort);
+                }
+                c = c.withWorkerBridge(c.workerBridge().withTcpPort(workerBridgePort));
+            }
+            return c;
         }
-        c = c.withBridge(c.bridge().withTcpPort(bridgePort));
-      }
-      if (workerBridgePort != null) {
-        if (workerBridgePort < -1 || workerBridgePort > 65535) {
-          throw new ConfigException("--worker-bridge-port must be between -1 and 65535, got " + workerBridgePort);
+    }
+
+    /** How many workers the embedded mode starts. */
+    static final class EmbeddedOptions {
+        @Option(names = "--prefill-workers", description = "prefill workers in this JVM (default 2)")
+        Integer prefillWorkers;
+
+        @Option(names = "--decode-workers", description = "decode workers in this JVM (default 2)")
+        Integer decodeWorkers;
+
+        int run(CommonOptions options) {
+            TandemConfig config = options.load();
+            int p = prefillWorkers != null ? prefillWorkers : config.embedded().prefillWorkers();
+            int d = decodeWorkers != null ? decodeWorkers : config.embedded().decodeWorkers();
+            return launch(config, TandemNode.Plan.embedded(p, d));
         }
-        c = c.withWorkerBridge(c.workerBridge().withTcpPort(workerBridgePort));
-      }
-      return c;
     }
-  }
 
-  /** How many workers the embedded mode starts. */
-  static final class EmbeddedOptions {
-    @Option(names = "--prefill-workers", description = "prefill workers in this JVM (default 2)")
-    Integer prefillWorkers;
-    @Option(names = "--decode-workers", description = "decode workers in this JVM (default 2)")
-    Integer decodeWorkers;
-
-    int run(CommonOptions options) {
-      TandemConfig config = options.load();
-      int p = prefillWorkers != null ? prefillWorkers : config.embedded().prefillWorkers();
-      int d = decodeWorkers != null ? decodeWorkers : config.embedded().decodeWorkers();
-      return launch(config, TandemNode.Plan.embedded(p, d));
-    }
-  }
-
-  @Mixin
-  CommonOptions common = new CommonOptions();
-  @Mixin
-  EmbeddedOptions embedded = new EmbeddedOptions();
-
-  @Override
-  public Integer call() {
-    return embedded.run(common);
-  }
-
-  @Command(name = "all", description = "Router and workers in one JVM (a single-member cluster unless --join).")
-  static final class All implements Callable<Integer> {
     @Mixin
     CommonOptions common = new CommonOptions();
+
     @Mixin
     EmbeddedOptions embedded = new EmbeddedOptions();
 
     @Override
     public Integer call() {
-      return embedded.run(common);
+        return embedded.run(common);
     }
-  }
 
-  @Command(name = "router", description = "A router node: HTTP API and scheduling, no model compute.")
-  static final class RouterCommand implements Callable<Integer> {
-    @Mixin
-    CommonOptions common = new CommonOptions();
+    @Command(name = "all", description = "Router and workers in one JVM (a single-member cluster unless --join).")
+    static final class All implements Callable<Integer> {
+        @Mixin
+        CommonOptions common = new CommonOptions();
 
-    @Override
-    public Integer call() {
-      return launch(common.load(), new TandemNode.Plan(true, List.of(), List.of()));
-    }
-  }
+        @Mixin
+        EmbeddedOptions embedded = new EmbeddedOptions();
 
-  @Command(name = "prefill", description = "A prefill worker node.")
-  static final class PrefillCommand implements Callable<Integer> {
-    @Mixin
-    CommonOptions common = new CommonOptions();
-    @Option(names = "--worker-id", description = "worker id (default: prefill-<random>)")
-    String workerId;
+        @Override
+        public Integer call() {
+            return embedded.run(common);
+        }
+    }
 
-    @Override
-    public Integer call() {
-      String id = workerId != null ? workerId : "prefill-" + UUID.randomUUID().toString().substring(0, 8);
-      return launch(common.load(), new TandemNode.Plan(false, List.of(id), List.of()));
-    }
-  }
+    @Command(name = "router", description = "A router node: HTTP API and scheduling, no model compute.")
+    static final class RouterCommand implements Callable<Integer> {
+        @Mixin
+        CommonOptions common = new CommonOptions();
 
-  @Command(name = "decode", description = "A decode worker node.")
-  static final class DecodeCommand implements Callable<Integer> {
-    @Mixin
-    CommonOptions common = new CommonOptions();
-    @Option(names = "--worker-id", description = "worker id (default: decode-<random>)")
-    String workerId;
+        @Override
+        public Integer call() {
+            return launch(common.load(), new TandemNode.Plan(true, List.of(), List.of()));
+        }
+    }
 
-    @Override
-    public Integer call() {
-      String id = workerId != null ? workerId : "decode-" + UUID.randomUUID().toString().substring(0, 8);
-      return launch(common.load(), new TandemNode.Plan(false, List.of(), List.of(id)));
-    }
-  }
+    @Command(name = "prefill", description = "A prefill worker node.")
+    static final class PrefillCommand implements Callable<Integer> {
+        @Mixin
+        CommonOptions common = new CommonOptions();
 
-  /** Hazelcast and Vert.x chatter at WARNING unless the user brought a logging configuration. */
-  private static void configureLogging() {
-    if (System.getProperty("java.util.logging.config.file") != null) {
-      return;
-    }
-    try (java.io.InputStream in = Main.class.getResourceAsStream("/tandem-logging.properties")) {
-      if (in != null) {
-        java.util.logging.LogManager.getLogManager().readConfiguration(in);
-      }
-    } catch (java.io.IOException e) {
-      System.err.println("tandem: default logging configuration not loaded: " + e.getMessage());
-    }
-  }
+        @Option(names = "--worker-id", description = "worker id (default: prefill-<random>)")
+        String workerId;
 
-  static int launch(TandemConfig config, TandemNode.Plan plan) {
-    TandemNode node = TandemNode.start(config, plan);
-    // SIGTERM drains: running requests finish (up to shutdown-drain-ms) before the node leaves.
-    long drainMs = config.cluster().shutdownDrainMs();
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        node.shutdown(drainMs).await(drainMs + 10_000, java.util.concurrent.TimeUnit.MILLISECONDS);
-      } catch (java.util.concurrent.TimeoutException e) {
-        System.err.println("tandem: shutdown did not finish in " + (drainMs + 10_000) + " ms; exiting anyway");
-      }
-    }, "tandem-shutdown"));
-    System.out.println("Tandem node joined cluster '" + config.cluster().name() + "' (member "
-        + node.cluster().hazelcast().getCluster().getLocalMember().getAddress() + ")");
-    System.out.println("  model: " + node.engine().info().name() + " (" + node.engine().info().config() + ")");
-    if (!plan.prefillWorkerIds().isEmpty() || !plan.decodeWorkerIds().isEmpty()) {
-      System.out.println("  workers: prefill " + plan.prefillWorkerIds() + ", decode " + plan.decodeWorkerIds());
+        @Override
+        public Integer call() {
+            String id = workerId != null
+                    ? workerId
+                    : "prefill-" + UUID.randomUUID().toString().substring(0, 8);
+            return launch(common.load(), new TandemNode.Plan(false, List.of(id), List.of()));
+        }
     }
-    if (node.opsPort() >= 0) {
-      System.out.println("  health and metrics on http://" + config.http().host() + ":" + node.opsPort());
-    }
-    if (node.router() != null) {
-      String url = "http://" + config.http().host() + ":" + node.router().httpPort();
-      System.out.println("  router " + node.router().routerId() + " listening on " + url);
-      if (node.router().bridge() != null) {
-        System.out.println("  event-bus bridge listening on tcp://" + config.bridge().host() + ":"
-            + node.router().bridge().tcpPort());
-      }
-      if (node.workerBridge() != null) {
-        System.out.println("  worker bridge listening on tcp://" + config.workerBridge().host() + ":"
-            + node.workerBridge().port());
-      }
-      System.out.println("Try:");
-      System.out.println("  curl -N " + url + "/v1/completions -H 'Content-Type: application/json' "
-          + "-d '{\"prompt\": \"Once upon a time\", \"max_tokens\": 32, \"stream\": true}'");
-    }
-    return 0;
-  }
 
-  public static void main(String[] args) {
-    configureLogging();
-    CommandLine cli = new CommandLine(new Main());
-    cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
-      if (e instanceof ConfigException || e instanceof java.io.UncheckedIOException) {
-        cmd.getErr().println("tandem: " + e.getMessage());
-        return 2;
-      }
-      throw e;
-    });
-    int code = cli.execute(args);
-    if (code != 0) {
-      System.exit(code);
+    @Command(name = "decode", description = "A decode worker node.")
+    static final class DecodeCommand implements Callable<Integer> {
+        @Mixin
+        CommonOptions common = new CommonOptions();
+
+        @Option(names = "--worker-id", description = "worker id (default: decode-<random>)")
+        String workerId;
+
+        @Override
+        public Integer call() {
+            String id = workerId != null
+                    ? workerId
+                    : "decode-" + UUID.randomUUID().toString().substring(0, 8);
+            return launch(common.load(), new TandemNode.Plan(false, List.of(), List.of(id)));
+        }
     }
-    // Exit code 0 with live nodes: the Vert.x threads keep the JVM running until it is stopped.
-    if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")
-        || Arrays.asList(args).contains("--version") || Arrays.asList(args).contains("-V")) {
-      System.exit(0);
+
+    /** Hazelcast and Vert.x chatter at WARNING unless the user brought a logging configuration. */
+    private static void configureLogging() {
+        if (System.getProperty("java.util.logging.config.file") != null) {
+            return;
+        }
+        try (java.io.InputStream in = Main.class.getResourceAsStream("/tandem-logging.properties")) {
+            if (in != null) {
+                java.util.logging.LogManager.getLogManager().readConfiguration(in);
+            }
+        } catch (java.io.IOException e) {
+            System.err.println("tandem: default logging configuration not loaded: " + e.getMessage());
+        }
     }
-  }
+
+    static int launch(TandemConfig config, TandemNode.Plan plan) {
+        TandemNode node = TandemNode.start(config, plan);
+        // SIGTERM drains: running requests finish (up to shutdown-drain-ms) before the node leaves.
+        long drainMs = config.cluster().shutdownDrainMs();
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            try {
+                                node.shutdown(drainMs)
+                                        .await(drainMs + 10_000, java.util.concurrent.TimeUnit.MILLISECONDS);
+                            } catch (java.util.concurrent.TimeoutException e) {
+                                System.err.println("tandem: shutdown did not finish in " + (drainMs + 10_000)
+                                        + " ms; exiting anyway");
+                            }
+                        },
+                        "tandem-shutdown"));
+        System.out.println("Tandem node joined cluster '" + config.cluster().name() + "' (member "
+                + node.cluster().hazelcast().getCluster().getLocalMember().getAddress() + ")");
+        System.out.println("  model: " + node.engine().info().name() + " ("
+                + node.engine().info().config() + ")");
+        if (!plan.prefillWorkerIds().isEmpty() || !plan.decodeWorkerIds().isEmpty()) {
+            System.out.println("  workers: prefill " + plan.prefillWorkerIds() + ", decode " + plan.decodeWorkerIds());
+        }
+        if (node.opsPort() >= 0) {
+            System.out.println("  health and metrics on http://" + config.http().host() + ":" + node.opsPort());
+        }
+        if (node.router() != null) {
+            String url = "http://" + config.http().host() + ":" + node.router().httpPort();
+            System.out.println("  router " + node.router().routerId() + " listening on " + url);
+            if (node.router().bridge() != null) {
+                System.out.println("  event-bus bridge listening on tcp://"
+                        + config.bridge().host() + ":" + node.router().bridge().tcpPort());
+            }
+            if (node.workerBridge() != null) {
+                System.out.println("  worker bridge listening on tcp://"
+                        + config.workerBridge().host() + ":"
+                        + node.workerBridge().port());
+            }
+            System.out.println("Try:");
+            System.out.println("  curl -N " + url + "/v1/completions -H 'Content-Type: application/json' "
+                    + "-d '{\"prompt\": \"Once upon a time\", \"max_tokens\": 32, \"stream\": true}'");
+        }
+        return 0;
+    }
+
+    public static void main(String[] args) {
+        configureLogging();
+        CommandLine cli = new CommandLine(new Main());
+        cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            if (e instanceof ConfigException || e instanceof java.io.UncheckedIOException) {
+                cmd.getErr().println("tandem: " + e.getMessage());
+                return 2;
+            }
+            throw e;
+        });
+        int code = cli.execute(args);
+        if (code != 0) {
+            System.exit(code);
+        }
+        // Exit code 0 with live nodes: the Vert.x threads keep the JVM running until it is stopped.
+        if (Arrays.asList(args).contains("--help")
+                || Arrays.asList(args).contains("-h")
+                || Arrays.asList(args).contains("--version")
+                || Arrays.asList(args).contains("-V")) {
+            System.exit(0);
+        }
+    }
 }

@@ -25,75 +25,127 @@ import org.junit.jupiter.params.provider.MethodSource;
  * scheduling plugins stay pure, and no source file outgrows what a reader takes in at once.
  */
 class ArchitectureTest {
-  /** Lines one main source file may have. */
-  static final int MAX_LINES = 400;
-  private static JavaClasses main;
+    /** Lines one main source file may have. */
+    static final int MAX_LINES = 400;
 
-  @BeforeAll
-  static void importMainClasses() {
-    main = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-        .importPackages("dev.tandem");
-  }
+    private static JavaClasses main;
 
-  @Test
-  void packagesFormNoCycle() {
-    slices().matching("dev.tandem.(**)").should().beFreeOfCycles().check(main);
-  }
-
-  static Stream<ArchRule> layers() {
-    return Stream.of(
-        noClasses().that().resideOutsideOfPackages("dev.tandem", "dev.tandem.node..")
-            .should().dependOnClassesThat().resideInAPackage("dev.tandem.node..")
-            .because("node/ is the composition root: it wires everything, and nothing builds on it but the CLI"),
-        noClasses().that().resideInAPackage("dev.tandem.protocol..")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.tandem.engine..", "dev.tandem.router..",
-                "dev.tandem.worker..", "dev.tandem.cluster..", "dev.tandem.api..", "dev.tandem.bridge..",
-                "dev.tandem.metrics..", "dev.tandem.config..")
-            .because("wire records are the language every process speaks: they carry no engine or router types"),
-        noClasses().that().resideInAPackage("dev.tandem.engine..")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.tandem.protocol..", "dev.tandem.router..",
-                "dev.tandem.worker..", "dev.tandem.cluster..", "dev.tandem.api..", "dev.tandem.bridge..",
-                "dev.tandem.metrics..", "dev.tandem.config..", "io.vertx..", "com.hazelcast..")
-            .because("the engine is the math: it knows nothing of the cluster it serves"),
-        noClasses().that().resideInAPackage("dev.tandem.router.scheduling..")
-            .should().dependOnClassesThat().resideInAnyPackage("io.vertx.core", "io.vertx.core.eventbus..",
-                "com.hazelcast..", "io.micrometer..", "dev.tandem.cluster..", "dev.tandem.metrics..")
-            .because("scheduling plugins are pure: a snapshot in, a choice out"),
-        noClasses().that().resideInAnyPackage("dev.tandem.metrics..", "dev.tandem.cluster..")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.tandem.router..", "dev.tandem.worker..",
-                "dev.tandem.api..", "dev.tandem.bridge..")
-            .because("meters and shared state are below the roles that use them"),
-        noClasses().that().resideInAnyPackage("dev.tandem.router..", "dev.tandem.worker..")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.tandem.api..", "dev.tandem.bridge..")
-            .because("the router core and the workers do not know which API or bridge a request came through"),
-        noClasses().that().resideInAPackage("dev.tandem.bridge..")
-            .should().dependOnClassesThat().resideInAPackage("dev.tandem.api.http..")
-            .because("bridges share the OpenAI request model (api), not the HTTP server"));
-  }
-
-  @ParameterizedTest
-  @MethodSource("layers")
-  void layersDependDownwardOnly(ArchRule rule) {
-    rule.check(main);
-  }
-
-  @Test
-  void noMainSourceFileIsOver400Lines() throws IOException {
-    List<String> tooLong;
-    try (Stream<Path> files = Files.walk(Path.of("src", "main", "java"))) {
-      tooLong = files.filter(p -> p.toString().endsWith(".java"))
-          .filter(p -> lines(p) > MAX_LINES)
-          .map(p -> p + " (" + lines(p) + " lines)")
-          .toList();
+    @BeforeAll
+    static void importMainClasses() {
+        main = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("dev.tandem");
     }
-    assertEquals(List.of(), tooLong, "split these by responsibility");
-  }
 
-  private static long lines(Path file) {
-    try (Stream<String> lines = Files.lines(file)) {
-      return lines.count();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    @Test
+    void packagesFormNoCycle() {
+        slices().matching("dev.tandem.(**)").should().beFreeOfCycles().check(main);
     }
-  }
+
+    static Stream<ArchRule> layers() {
+        return Stream.of(
+                noClasses()
+                        .that()
+                        .resideOutsideOfPackages("dev.tandem", "dev.tandem.node..")
+                        .should()
+                        .dependOnClassesThat()
+                        .resideInAPackage("dev.tandem.node..")
+                        .because(
+                                "node/ is the composition root: it wires everything, and nothing builds on it but the CLI"),
+                noClasses()
+                        .that()
+                        .resideInAPackage("dev.tandem.protocol..")
+                        .should()
+                        .dependOnClassesThat()
+                        .resideInAnyPackage(
+                                "dev.tandem.engine..",
+                                "dev.tandem.router..",
+                                "dev.tandem.worker..",
+                                "dev.tandem.cluster..",
+                                "dev.tandem.api..",
+                                "dev.tandem.bridge..",
+                                "dev.tandem.metrics..",
+                                "dev.tandem.config..")
+                        .because(
+                                "wire records are the language every process speaks: they carry no engine or router types"),
+                noClasses()
+                        .that()
+                        .resideInAPackage("dev.tandem.engine..")
+                        .should()
+                        .dependOnClassesThat()
+                        .resideInAnyPackage(
+                                "dev.tandem.protocol..",
+                                "dev.tandem.router..",
+                                "dev.tandem.worker..",
+                                "dev.tandem.cluster..",
+                                "dev.tandem.api..",
+                                "dev.tandem.bridge..",
+                                "dev.tandem.metrics..",
+                                "dev.tandem.config..",
+                                "io.vertx..",
+                                "com.hazelcast..")
+                        .because("the engine is the math: it knows nothing of the cluster it serves"),
+                noClasses()
+                        .that()
+                        .resideInAPackage("dev.tandem.router.scheduling..")
+                        .should()
+                        .dependOnClassesThat()
+                        .resideInAnyPackage(
+                                "io.vertx.core",
+                                "io.vertx.core.eventbus..",
+                                "com.hazelcast..",
+                                "io.micrometer..",
+                                "dev.tandem.cluster..",
+                                "dev.tandem.metrics..")
+                        .because("scheduling plugins are pure: a snapshot in, a choice out"),
+                noClasses()
+                        .that()
+                        .resideInAnyPackage("dev.tandem.metrics..", "dev.tandem.cluster..")
+                        .should()
+                        .dependOnClassesThat()
+                        .resideInAnyPackage(
+                                "dev.tandem.router..", "dev.tandem.worker..", "dev.tandem.api..", "dev.tandem.bridge..")
+                        .because("meters and shared state are below the roles that use them"),
+                noClasses()
+                        .that()
+                        .resideInAnyPackage("dev.tandem.router..", "dev.tandem.worker..")
+                        .should()
+                        .dependOnClassesThat()
+                        .resideInAnyPackage("dev.tandem.api..", "dev.tandem.bridge..")
+                        .because(
+                                "the router core and the workers do not know which API or bridge a request came through"),
+                noClasses()
+                        .that()
+                        .resideInAPackage("dev.tandem.bridge..")
+                        .should()
+                        .dependOnClassesThat()
+                        .resideInAPackage("dev.tandem.api.http..")
+                        .because("bridges share the OpenAI request model (api), not the HTTP server"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("layers")
+    void layersDependDownwardOnly(ArchRule rule) {
+        rule.check(main);
+    }
+
+    @Test
+    void noMainSourceFileIsOver400Lines() throws IOException {
+        List<String> tooLong;
+        try (Stream<Path> files = Files.walk(Path.of("src", "main", "java"))) {
+            tooLong = files.filter(p -> p.toString().endsWith(".java"))
+                    .filter(p -> lines(p) > MAX_LINES)
+                    .map(p -> p + " (" + lines(p) + " lines)")
+                    .toList();
+        }
+        assertEquals(List.of(), tooLong, "split these by responsibility");
+    }
+
+    private static long lines(Path file) {
+        try (Stream<String> lines = Files.lines(file)) {
+            return lines.count();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 }

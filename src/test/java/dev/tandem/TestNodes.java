@@ -2,8 +2,8 @@ package dev.tandem;
 
 import dev.tandem.config.ClusterSettings;
 import dev.tandem.config.TandemConfig;
-import dev.tandem.protocol.WorkerRole;
 import dev.tandem.node.RouterVerticle;
+import dev.tandem.protocol.WorkerRole;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -11,65 +11,66 @@ import java.util.function.BooleanSupplier;
 
 /** Builds loopback Tandem nodes for tests: a random cluster name per test class, HTTP on a free port. */
 public final class TestNodes {
-  private TestNodes() {
-  }
+    private TestNodes() {}
 
-  public static TandemConfig config() {
-    TandemConfig defaults = TandemConfig.defaults();
-    String name = "tandem-test-" + UUID.randomUUID();
-    // A free base port and an explicit seed address: joining "127.0.0.1" alone probes only 5701-5703,
-    // which other builds on the machine may hold, splitting a test's members into separate clusters.
-    int port = freePort();
-    // No bridge unless a test asks for one: the default port 7000 would clash between nodes and builds.
-    return defaults
-        .withCluster(new ClusterSettings(name, "127.0.0.1", port, List.of("127.0.0.1:" + port)))
-        .withHttp(defaults.http().withPort(0))
-        .withBridge(defaults.bridge().withTcpPort(-1));
-  }
-
-  private static int freePort() {
-    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    public static TandemConfig config() {
+        TandemConfig defaults = TandemConfig.defaults();
+        String name = "tandem-test-" + UUID.randomUUID();
+        // A free base port and an explicit seed address: joining "127.0.0.1" alone probes only 5701-5703,
+        // which other builds on the machine may hold, splitting a test's members into separate clusters.
+        int port = freePort();
+        // No bridge unless a test asks for one: the default port 7000 would clash between nodes and builds.
+        return defaults.withCluster(new ClusterSettings(name, "127.0.0.1", port, List.of("127.0.0.1:" + port)))
+                .withHttp(defaults.http().withPort(0))
+                .withBridge(defaults.bridge().withTcpPort(-1));
     }
-  }
 
-  /** The text a stream must carry for generated tokens after a prompt (incremental decode plus flush). */
-  public static String expectedText(dev.tandem.engine.Engine engine, int[] prompt, int[] generated) {
-    dev.tandem.engine.TextStreamDecoder decoder =
-        new dev.tandem.engine.TextStreamDecoder(engine.tokenizer(), prompt[prompt.length - 1]);
-    StringBuilder sb = new StringBuilder();
-    for (int t : generated) {
-      sb.append(decoder.push(t));
+    private static int freePort() {
+        try (java.net.ServerSocket socket =
+                new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
-    return sb.append(decoder.flush()).toString();
-  }
 
-  /** Waits until the router sees the given number of workers of each role. */
-  public static void awaitWorkers(RouterVerticle router, int prefill, int decode) {
-    awaitTrue(() -> router.directory().workers(WorkerRole.PREFILL).size() == prefill
-        && router.directory().workers(WorkerRole.DECODE).size() == decode, Duration.ofSeconds(30),
-        "router to see " + prefill + " prefill and " + decode + " decode workers");
-  }
-
-  /** Waits up to 15 s. */
-  public static void awaitTrue(BooleanSupplier condition, String what) {
-    awaitTrue(condition, Duration.ofSeconds(15), what);
-  }
-
-  public static void awaitTrue(BooleanSupplier condition, Duration timeout, String what) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError("interrupted waiting for " + what);
-      }
+    /** The text a stream must carry for generated tokens after a prompt (incremental decode plus flush). */
+    public static String expectedText(dev.tandem.engine.Engine engine, int[] prompt, int[] generated) {
+        dev.tandem.engine.TextStreamDecoder decoder =
+                new dev.tandem.engine.TextStreamDecoder(engine.tokenizer(), prompt[prompt.length - 1]);
+        StringBuilder sb = new StringBuilder();
+        for (int t : generated) {
+            sb.append(decoder.push(t));
+        }
+        return sb.append(decoder.flush()).toString();
     }
-  }
+
+    /** Waits until the router sees the given number of workers of each role. */
+    public static void awaitWorkers(RouterVerticle router, int prefill, int decode) {
+        awaitTrue(
+                () -> router.directory().workers(WorkerRole.PREFILL).size() == prefill
+                        && router.directory().workers(WorkerRole.DECODE).size() == decode,
+                Duration.ofSeconds(30),
+                "router to see " + prefill + " prefill and " + decode + " decode workers");
+    }
+
+    /** Waits up to 15 s. */
+    public static void awaitTrue(BooleanSupplier condition, String what) {
+        awaitTrue(condition, Duration.ofSeconds(15), what);
+    }
+
+    public static void awaitTrue(BooleanSupplier condition, Duration timeout, String what) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for " + what);
+            }
+        }
+    }
 }

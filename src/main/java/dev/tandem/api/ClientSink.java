@@ -14,111 +14,108 @@ import dev.tandem.router.Usage;
  * event loop.
  */
 public abstract class ClientSink implements TokenSink {
-  private RequestRouter.Handle handle;
-  private boolean ended;
-  private int promptTokens;
-  private int sentTokens;
+    private RequestRouter.Handle handle;
+    private boolean ended;
+    private int promptTokens;
+    private int sentTokens;
 
-  /** The request was submitted; {@code promptTokens} is for the usage a cancelled request reports. */
-  public final void attach(RequestRouter.Handle handle, int promptTokens) {
-    this.handle = handle;
-    this.promptTokens = promptTokens;
-  }
-
-  public final boolean ended() {
-    return ended;
-  }
-
-  @Override
-  public final void onAccepted(long requestId, String prefillWorker, String decodeWorker) {
-    if (!ended) {
-      accepted(requestId, prefillWorker, decodeWorker);
+    /** The request was submitted; {@code promptTokens} is for the usage a cancelled request reports. */
+    public final void attach(RequestRouter.Handle handle, int promptTokens) {
+        this.handle = handle;
+        this.promptTokens = promptTokens;
     }
-  }
 
-  @Override
-  public final void onTokens(int[] tokenIds, String text) {
-    if (ended || (tokenIds.length == 0 && text.isEmpty())) {
-      return;
+    public final boolean ended() {
+        return ended;
     }
-    sentTokens += tokenIds.length;
-    tokens(tokenIds, text);
-  }
 
-  @Override
-  public final void onFinish(String finishReason, Usage usage) {
-    if (end()) {
-      finished(finishReason, usage);
+    @Override
+    public final void onAccepted(long requestId, String prefillWorker, String decodeWorker) {
+        if (!ended) {
+            accepted(requestId, prefillWorker, decodeWorker);
+        }
     }
-  }
 
-  @Override
-  public final void onError(GenerationFailure failure) {
-    if (end()) {
-      failed(failure);
+    @Override
+    public final void onTokens(int[] tokenIds, String text) {
+        if (ended || (tokenIds.length == 0 && text.isEmpty())) {
+            return;
+        }
+        sentTokens += tokenIds.length;
+        tokens(tokenIds, text);
     }
-  }
 
-  /** Refused before it reached the router (its fields are invalid). */
-  public final void refuse(ApiException e) {
-    if (end()) {
-      refused(e);
+    @Override
+    public final void onFinish(String finishReason, Usage usage) {
+        if (end()) {
+            finished(finishReason, usage);
+        }
     }
-  }
 
-  /** The client cancelled: it hears "cancelled" with the tokens it was sent, and the workers stop. */
-  public final void cancel() {
-    if (end()) {
-      finished("cancelled", new Usage(promptTokens, sentTokens));
-      stopWorkers();
+    @Override
+    public final void onError(GenerationFailure failure) {
+        if (end()) {
+            failed(failure);
+        }
     }
-  }
 
-  /** Nobody reads any more (the connection closed, say): nothing is written, and the workers stop. */
-  public final void abandon(String why) {
-    if (end()) {
-      abandoned(why);
-      stopWorkers();
+    /** Refused before it reached the router (its fields are invalid). */
+    public final void refuse(ApiException e) {
+        if (end()) {
+            refused(e);
+        }
     }
-  }
 
-  private void stopWorkers() {
-    if (handle != null) {
-      handle.cancel();
+    /** The client cancelled: it hears "cancelled" with the tokens it was sent, and the workers stop. */
+    public final void cancel() {
+        if (end()) {
+            finished("cancelled", new Usage(promptTokens, sentTokens));
+            stopWorkers();
+        }
     }
-  }
 
-  private boolean end() {
-    if (ended) {
-      return false;
+    /** Nobody reads any more (the connection closed, say): nothing is written, and the workers stop. */
+    public final void abandon(String why) {
+        if (end()) {
+            abandoned(why);
+            stopWorkers();
+        }
     }
-    ended = true;
-    released();
-    return true;
-  }
 
-  /** The request has an id and its workers. */
-  protected void accepted(long requestId, String prefillWorker, String decodeWorker) {
-  }
+    private void stopWorkers() {
+        if (handle != null) {
+            handle.cancel();
+        }
+    }
 
-  /** Generated tokens and the text now complete; never both empty. */
-  protected abstract void tokens(int[] tokenIds, String text);
+    private boolean end() {
+        if (ended) {
+            return false;
+        }
+        ended = true;
+        released();
+        return true;
+    }
 
-  /** The last word of a request that finished (or that the client cancelled: {@code "cancelled"}). */
-  protected abstract void finished(String finishReason, Usage usage);
+    /** The request has an id and its workers. */
+    protected void accepted(long requestId, String prefillWorker, String decodeWorker) {}
 
-  protected abstract void failed(GenerationFailure failure);
+    /** Generated tokens and the text now complete; never both empty. */
+    protected abstract void tokens(int[] tokenIds, String text);
 
-  /** A refusal before the router saw the request; by default told like any failure. */
-  protected void refused(ApiException e) {
-    failed(new GenerationFailure(e.status(), e.type(), e.code(), e.getMessage()));
-  }
+    /** The last word of a request that finished (or that the client cancelled: {@code "cancelled"}). */
+    protected abstract void finished(String finishReason, Usage usage);
 
-  /** The client is gone; {@code why} is for whatever still waits on an answer. */
-  protected void abandoned(String why) {
-  }
+    protected abstract void failed(GenerationFailure failure);
 
-  /** Called once, at the ending, before its last word is written: drop the request's entries. */
-  protected void released() {
-  }
+    /** A refusal before the router saw the request; by default told like any failure. */
+    protected void refused(ApiException e) {
+        failed(new GenerationFailure(e.status(), e.type(), e.code(), e.getMessage()));
+    }
+
+    /** The client is gone; {@code why} is for whatever still waits on an answer. */
+    protected void abandoned(String why) {}
+
+    /** Called once, at the ending, before its last word is written: drop the request's entries. */
+    protected void released() {}
 }

@@ -8,22 +8,24 @@ import io.vertx.core.json.JsonObject;
  * transport writes them: HTTP bodies, SSE events, WebSocket and bridge frames.
  */
 public final class ErrorBodies {
-  private ErrorBodies() {
-  }
+    private ErrorBodies() {}
 
-  public static JsonObject body(String message, String type, String param, String code) {
-    return new JsonObject().put("error", new JsonObject()
-        .put("message", message)
-        .put("type", type)
-        .put("param", param)
-        .put("code", code));
-  }
+    public static JsonObject body(String message, String type, String param, String code) {
+        return new JsonObject()
+                .put(
+                        "error",
+                        new JsonObject()
+                                .put("message", message)
+                                .put("type", type)
+                                .put("param", param)
+                                .put("code", code));
+    }
 
-  public static JsonObject body(ApiException e) {
-    return body(e.getMessage(), e.type(), e.param(), e.code());
-  }
+    public static JsonObject body(ApiException e) {
+        return body(e.getMessage(), e.type(), e.param(), e.code());
+    }
 
-  public static JsonObject body(GenerationFailure f) {
-    return body(f.getMessage(), f.type(), null, f.code());
-  }
+    public static JsonObject body(GenerationFailure f) {
+        return body(f.getMessage(), f.type(), null, f.code());
+    }
 }

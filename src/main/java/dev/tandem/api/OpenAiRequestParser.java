@@ -19,278 +19,314 @@ import java.util.concurrent.ThreadLocalRandom;
  * honour are refused by name rather than silently dropped.
  */
 public final class OpenAiRequestParser {
-  private static final int MAX_STOP_STRINGS = 4;
-  private static final long NOT_GIVEN = Long.MIN_VALUE;
-  private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant");
-  private static final List<String> COMPLETION_UNSUPPORTED = List.of(
-      "logit_bias", "logprobs", "suffix", "presence_penalty", "frequency_penalty", "tools", "functions");
-  private static final List<String> CHAT_UNSUPPORTED = List.of(
-      "tools", "tool_choice", "functions", "function_call", "logit_bias", "logprobs", "top_logprobs",
-      "presence_penalty", "frequency_penalty", "audio", "prediction");
+    private static final int MAX_STOP_STRINGS = 4;
+    private static final long NOT_GIVEN = Long.MIN_VALUE;
+    private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant");
+    private static final List<String> COMPLETION_UNSUPPORTED =
+            List.of("logit_bias", "logprobs", "suffix", "presence_penalty", "frequency_penalty", "tools", "functions");
+    private static final List<String> CHAT_UNSUPPORTED = List.of(
+            "tools",
+            "tool_choice",
+            "functions",
+            "function_call",
+            "logit_bias",
+            "logprobs",
+            "top_logprobs",
+            "presence_penalty",
+            "frequency_penalty",
+            "audio",
+            "prediction");
 
-  private final ModelInfo model;
-  private final Tokenizer tokenizer;
-  private final ChatTemplate chatTemplate;
-  private final int defaultMaxTokens;
+    private final ModelInfo model;
+    private final Tokenizer tokenizer;
+    private final ChatTemplate chatTemplate;
+    private final int defaultMaxTokens;
 
-  public OpenAiRequestParser(ModelInfo model, Tokenizer tokenizer, ChatTemplate chatTemplate, int defaultMaxTokens) {
-    this.model = model;
-    this.tokenizer = tokenizer;
-    this.chatTemplate = chatTemplate;
-    this.defaultMaxTokens = defaultMaxTokens;
-  }
+    public OpenAiRequestParser(ModelInfo model, Tokenizer tokenizer, ChatTemplate chatTemplate, int defaultMaxTokens) {
+        this.model = model;
+        this.tokenizer = tokenizer;
+        this.chatTemplate = chatTemplate;
+        this.defaultMaxTokens = defaultMaxTokens;
+    }
 
-  /**
-   * A body on a channel that takes both kinds and always streams (the WebSocket, the event-bus
-   * bridge): chat when it has {@code messages}, completions otherwise. {@code stream} defaults to
-   * true there; it only matters to {@code stream_options}.
-   */
-  public CompletionCall parseStreaming(JsonObject body, String sessionHeader) {
-    if (!body.containsKey("stream")) {
-      body.put("stream", true);
-    }
-    return body.containsKey("messages") ? parseChat(body, sessionHeader) : parseCompletion(body, sessionHeader);
-  }
-
-  public CompletionCall parseCompletion(JsonObject body, String sessionHeader) {
-    refuseUnsupported(body, COMPLETION_UNSUPPORTED);
-    if (RequestFields.integer(body, "best_of", 1) != 1) {
-      throw unsupported("best_of", "'best_of' other than 1 is not supported");
-    }
-    if (RequestFields.bool(body, "echo", false)) {
-      throw unsupported("echo", "'echo' is not supported");
-    }
-    int[] prompt = prompt(body.getValue("prompt"));
-    return common(body, prompt, RequestFields.integer(body, "max_tokens", NOT_GIVEN), "max_tokens", ApiKind.COMPLETION,
-        sessionHeader);
-  }
-
-  public CompletionCall parseChat(JsonObject body, String sessionHeader) {
-    refuseUnsupported(body, CHAT_UNSUPPORTED);
-    JsonObject format = RequestFields.object(body, "response_format");
-    if (format != null && !"text".equals(format.getValue("type"))) {
-      throw unsupported("response_format", "only response_format {\"type\": \"text\"} is supported");
-    }
-    JsonArray modalities = RequestFields.array(body, "modalities");
-    if (modalities != null && !modalities.equals(new JsonArray().add("text"))) {
-      throw unsupported("modalities", "only the \"text\" modality is supported");
-    }
-    String text = chatTemplate.render(messages(body.getValue("messages")));
-    int[] prompt = encode(text, "messages");
-    long max = RequestFields.integer(body, "max_completion_tokens", NOT_GIVEN);
-    String maxField = "max_completion_tokens";
-    if (max == NOT_GIVEN) {
-      max = RequestFields.integer(body, "max_tokens", NOT_GIVEN);
-      maxField = "max_tokens";
-    }
-    return common(body, prompt, max, maxField, ApiKind.CHAT, sessionHeader);
-  }
-
-  private CompletionCall common(JsonObject body, int[] prompt, long requestedMax, String maxField, ApiKind kind,
-                                String sessionHeader) {
-    String requestedModel = RequestFields.string(body, "model");
-    if (requestedModel != null && !requestedModel.equals(model.name())) {
-      throw new ApiException(404, "invalid_request_error", "model", "model_not_found",
-          "The model '" + requestedModel + "' does not exist; this server serves '" + model.name() + "'");
-    }
-    if (RequestFields.integer(body, "n", 1) != 1) {
-      throw unsupported("n", "'n' other than 1 is not supported; send separate requests");
-    }
-    int seqLen = model.config().seqLen();
-    String promptField = kind == ApiKind.CHAT ? "messages" : "prompt";
-    if (prompt.length >= seqLen) {
-      throw new ApiException(400, "invalid_request_error", promptField, "context_length_exceeded",
-          "The prompt has " + prompt.length + " tokens; this model's context is " + seqLen
-              + " tokens and at least one must be left to generate");
-    }
-    int maxTokens = maxTokens(requestedMax, maxField, seqLen - prompt.length);
-    double temperature = RequestFields.number(body, "temperature", 1.0);
-    if (temperature < 0 || temperature > 2) {
-      throw ApiException.invalid("temperature", "'temperature' must be between 0 and 2, got " + temperature);
-    }
-    double topP = RequestFields.number(body, "top_p", 1.0);
-    if (!(topP > 0 && topP <= 1)) {
-      throw ApiException.invalid("top_p", "'top_p' must be in (0, 1], got " + topP);
-    }
-    long topK = RequestFields.integer(body, "top_k", -1);
-    if (topK < -1 || topK > model.config().vocabSize()) {
-      throw ApiException.invalid("top_k", "'top_k' must be -1 (off) or between 0 and the vocabulary size");
-    }
-    long seed = body.getValue("seed") == null ? ThreadLocalRandom.current().nextLong()
-        : RequestFields.integer(body, "seed", 0);
-    boolean stream = RequestFields.bool(body, "stream", false);
-    JsonObject streamOptions = RequestFields.object(body, "stream_options");
-    boolean includeUsage = false;
-    if (streamOptions != null) {
-      if (!stream) {
-        throw ApiException.invalid("stream_options", "'stream_options' is only allowed when 'stream' is true");
-      }
-      includeUsage = RequestFields.bool(streamOptions, "include_usage", false);
-    }
-    String user = RequestFields.string(body, "user");
-    String session = sessionHeader != null && !sessionHeader.isBlank() ? sessionHeader : user;
-    if (session != null && (session.isEmpty() || session.length() > 256)) {
-      throw ApiException.invalid("user", "the session key must be 1 to 256 characters");
-    }
-    Sampling sampling = new Sampling(temperature, topP, (int) Math.max(0, topK), seed);
-    GenerationRequest generation = new GenerationRequest(prompt, maxTokens, sampling, new int[0], stops(body), session);
-    return new CompletionCall(generation, kind, stream, includeUsage, model.name());
-  }
-
-  private int[] prompt(Object value) {
-    if (value == null) {
-      throw ApiException.invalid("prompt", "'prompt' is required");
-    }
-    if (value instanceof String text) {
-      if (text.isEmpty()) {
-        throw ApiException.invalid("prompt", "'prompt' must not be empty");
-      }
-      return encode(text, "prompt");
-    }
-    if (!(value instanceof JsonArray array)) {
-      throw ApiException.invalidType("prompt", "a string or an array of token ids");
-    }
-    if (array.isEmpty()) {
-      throw ApiException.invalid("prompt", "'prompt' must not be empty");
-    }
-    int vocab = model.config().vocabSize();
-    int[] tokens = new int[array.size()];
-    for (int i = 0; i < tokens.length; i++) {
-      Object e = array.getValue(i);
-      if (e instanceof String || e instanceof JsonArray) {
-        throw unsupported("prompt", "batched prompts (an array of strings or of token arrays) are not supported");
-      }
-      if (!(e instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue())) {
-        throw ApiException.invalidType("prompt", "a string or an array of token ids");
-      }
-      long id = n.longValue();
-      if (id < 0 || id >= vocab) {
-        throw ApiException.invalid("prompt", "token id " + n + " at index " + i + " is outside the vocabulary [0, "
-            + vocab + ")");
-      }
-      tokens[i] = (int) id;
-    }
-    return tokens;
-  }
-
-  /**
-   * Tokenizes a prompt, refusing at once a text too long to fit the context whatever its tokens: no
-   * token covers more than maxTokenBytes bytes, so a text of more than seqLen × that many bytes cannot
-   * fit — and BPE merging of a huge text would cost seconds to learn it.
-   */
-  private int[] encode(String text, String param) {
-    long bound = (long) model.config().seqLen() * tokenizer.maxTokenBytes();
-    if (text.length() > bound || utf8Length(text) > bound) {
-      throw new ApiException(400, "invalid_request_error", param, "context_length_exceeded",
-          "The prompt is longer than this model's context of " + model.config().seqLen() + " tokens");
-    }
-    return tokenizer.encode(text, true);
-  }
-
-  private static long utf8Length(String text) {
-    long bytes = 0;
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3;
-    }
-    return bytes;
-  }
-
-  private static List<ChatMessage> messages(Object value) {
-    if (!(value instanceof JsonArray array)) {
-      throw value == null ? ApiException.invalid("messages", "'messages' is required")
-          : ApiException.invalidType("messages", "an array of messages");
-    }
-    if (array.isEmpty()) {
-      throw ApiException.invalid("messages", "'messages' must not be empty");
-    }
-    List<ChatMessage> out = new ArrayList<>(array.size());
-    for (int i = 0; i < array.size(); i++) {
-      String param = "messages[" + i + "]";
-      if (!(array.getValue(i) instanceof JsonObject m)) {
-        throw ApiException.invalidType(param, "an object with 'role' and 'content'");
-      }
-      Object role = m.getValue("role");
-      if (!(role instanceof String r) || !ROLES.contains(r)) {
-        throw role instanceof String && role.equals("tool")
-            ? unsupported(param + ".role", "tool messages are not supported")
-            : ApiException.invalid(param + ".role", "'role' must be one of " + ROLES);
-      }
-      out.add(new ChatMessage(r, content(m.getValue("content"), param + ".content")));
-    }
-    return out;
-  }
-
-  private static String content(Object value, String param) {
-    if (value instanceof String s) {
-      return s;
-    }
-    if (!(value instanceof JsonArray parts)) {
-      throw ApiException.invalidType(param, "a string or an array of text parts");
-    }
-    StringBuilder sb = new StringBuilder();
-    for (int i = 0; i < parts.size(); i++) {
-      if (!(parts.getValue(i) instanceof JsonObject part) || !(part.getValue("text") instanceof String text)) {
-        throw ApiException.invalidType(param + "[" + i + "]", "a text part {\"type\": \"text\", \"text\": …}");
-      }
-      if (!"text".equals(part.getValue("type"))) {
-        throw unsupported(param + "[" + i + "].type", "only text content parts are supported");
-      }
-      sb.append(text);
-    }
-    return sb.toString();
-  }
-
-  private static List<String> stops(JsonObject body) {
-    Object value = body.getValue("stop");
-    if (value == null) {
-      return List.of();
-    }
-    List<String> stops = new ArrayList<>();
-    if (value instanceof String s) {
-      stops.add(s);
-    } else if (value instanceof JsonArray array) {
-      for (Object e : array) {
-        if (!(e instanceof String s)) {
-          throw ApiException.invalidType("stop", "a string or an array of strings");
+    /**
+     * A body on a channel that takes both kinds and always streams (the WebSocket, the event-bus
+     * bridge): chat when it has {@code messages}, completions otherwise. {@code stream} defaults to
+     * true there; it only matters to {@code stream_options}.
+     */
+    public CompletionCall parseStreaming(JsonObject body, String sessionHeader) {
+        if (!body.containsKey("stream")) {
+            body.put("stream", true);
         }
-        stops.add(s);
-      }
-    } else {
-      throw ApiException.invalidType("stop", "a string or an array of strings");
+        return body.containsKey("messages") ? parseChat(body, sessionHeader) : parseCompletion(body, sessionHeader);
     }
-    if (stops.size() > MAX_STOP_STRINGS) {
-      throw ApiException.invalid("stop", "at most " + MAX_STOP_STRINGS + " stop sequences are allowed");
-    }
-    if (stops.stream().anyMatch(String::isEmpty)) {
-      throw ApiException.invalid("stop", "stop sequences must not be empty");
-    }
-    return List.copyOf(stops);
-  }
 
-  private int maxTokens(long requested, String field, int left) {
-    if (requested == NOT_GIVEN) {
-      return Math.min(defaultMaxTokens, left);
+    public CompletionCall parseCompletion(JsonObject body, String sessionHeader) {
+        refuseUnsupported(body, COMPLETION_UNSUPPORTED);
+        if (RequestFields.integer(body, "best_of", 1) != 1) {
+            throw unsupported("best_of", "'best_of' other than 1 is not supported");
+        }
+        if (RequestFields.bool(body, "echo", false)) {
+            throw unsupported("echo", "'echo' is not supported");
+        }
+        int[] prompt = prompt(body.getValue("prompt"));
+        return common(
+                body,
+                prompt,
+                RequestFields.integer(body, "max_tokens", NOT_GIVEN),
+                "max_tokens",
+                ApiKind.COMPLETION,
+                sessionHeader);
     }
-    if (requested <= 0) {
-      throw ApiException.invalid(field, "'" + field + "' must be at least 1, got " + requested);
-    }
-    if (requested > left) {
-      throw new ApiException(400, "invalid_request_error", field, "context_length_exceeded",
-          "'" + field + "' is " + requested + " but only " + left + " tokens of context are left after the prompt");
-    }
-    return (int) requested;
-  }
 
-  private static void refuseUnsupported(JsonObject body, List<String> fields) {
-    for (String field : fields) {
-      if (RequestFields.asksFor(body.getValue(field))) {
-        throw unsupported(field, "'" + field + "' is not supported by this server");
-      }
+    public CompletionCall parseChat(JsonObject body, String sessionHeader) {
+        refuseUnsupported(body, CHAT_UNSUPPORTED);
+        JsonObject format = RequestFields.object(body, "response_format");
+        if (format != null && !"text".equals(format.getValue("type"))) {
+            throw unsupported("response_format", "only response_format {\"type\": \"text\"} is supported");
+        }
+        JsonArray modalities = RequestFields.array(body, "modalities");
+        if (modalities != null && !modalities.equals(new JsonArray().add("text"))) {
+            throw unsupported("modalities", "only the \"text\" modality is supported");
+        }
+        String text = chatTemplate.render(messages(body.getValue("messages")));
+        int[] prompt = encode(text, "messages");
+        long max = RequestFields.integer(body, "max_completion_tokens", NOT_GIVEN);
+        String maxField = "max_completion_tokens";
+        if (max == NOT_GIVEN) {
+            max = RequestFields.integer(body, "max_tokens", NOT_GIVEN);
+            maxField = "max_tokens";
+        }
+        return common(body, prompt, max, maxField, ApiKind.CHAT, sessionHeader);
     }
-  }
 
-  private static ApiException unsupported(String param, String message) {
-    return new ApiException(400, "invalid_request_error", param, "unsupported_parameter", message);
-  }
+    private CompletionCall common(
+            JsonObject body, int[] prompt, long requestedMax, String maxField, ApiKind kind, String sessionHeader) {
+        String requestedModel = RequestFields.string(body, "model");
+        if (requestedModel != null && !requestedModel.equals(model.name())) {
+            throw new ApiException(
+                    404,
+                    "invalid_request_error",
+                    "model",
+                    "model_not_found",
+                    "The model '" + requestedModel + "' does not exist; this server serves '" + model.name() + "'");
+        }
+        if (RequestFields.integer(body, "n", 1) != 1) {
+            throw unsupported("n", "'n' other than 1 is not supported; send separate requests");
+        }
+        int seqLen = model.config().seqLen();
+        String promptField = kind == ApiKind.CHAT ? "messages" : "prompt";
+        if (prompt.length >= seqLen) {
+            throw new ApiException(
+                    400,
+                    "invalid_request_error",
+                    promptField,
+                    "context_length_exceeded",
+                    "The prompt has " + prompt.length + " tokens; this model's context is " + seqLen
+                            + " tokens and at least one must be left to generate");
+        }
+        int maxTokens = maxTokens(requestedMax, maxField, seqLen - prompt.length);
+        double temperature = RequestFields.number(body, "temperature", 1.0);
+        if (temperature < 0 || temperature > 2) {
+            throw ApiException.invalid("temperature", "'temperature' must be between 0 and 2, got " + temperature);
+        }
+        double topP = RequestFields.number(body, "top_p", 1.0);
+        if (!(topP > 0 && topP <= 1)) {
+            throw ApiException.invalid("top_p", "'top_p' must be in (0, 1], got " + topP);
+        }
+        long topK = RequestFields.integer(body, "top_k", -1);
+        if (topK < -1 || topK > model.config().vocabSize()) {
+            throw ApiException.invalid("top_k", "'top_k' must be -1 (off) or between 0 and the vocabulary size");
+        }
+        long seed = body.getValue("seed") == null
+                ? ThreadLocalRandom.current().nextLong()
+                : RequestFields.integer(body, "seed", 0);
+        boolean stream = RequestFields.bool(body, "stream", false);
+        JsonObject streamOptions = RequestFields.object(body, "stream_options");
+        boolean includeUsage = false;
+        if (streamOptions != null) {
+            if (!stream) {
+                throw ApiException.invalid("stream_options", "'stream_options' is only allowed when 'stream' is true");
+            }
+            includeUsage = RequestFields.bool(streamOptions, "include_usage", false);
+        }
+        String user = RequestFields.string(body, "user");
+        String session = sessionHeader != null && !sessionHeader.isBlank() ? sessionHeader : user;
+        if (session != null && (session.isEmpty() || session.length() > 256)) {
+            throw ApiException.invalid("user", "the session key must be 1 to 256 characters");
+        }
+        Sampling sampling = new Sampling(temperature, topP, (int) Math.max(0, topK), seed);
+        GenerationRequest generation =
+                new GenerationRequest(prompt, maxTokens, sampling, new int[0], stops(body), session);
+        return new CompletionCall(generation, kind, stream, includeUsage, model.name());
+    }
+
+    private int[] prompt(Object value) {
+        if (value == null) {
+            throw ApiException.invalid("prompt", "'prompt' is required");
+        }
+        if (value instanceof String text) {
+            if (text.isEmpty()) {
+                throw ApiException.invalid("prompt", "'prompt' must not be empty");
+            }
+            return encode(text, "prompt");
+        }
+        if (!(value instanceof JsonArray array)) {
+            throw ApiException.invalidType("prompt", "a string or an array of token ids");
+        }
+        if (array.isEmpty()) {
+            throw ApiException.invalid("prompt", "'prompt' must not be empty");
+        }
+        int vocab = model.config().vocabSize();
+        int[] tokens = new int[array.size()];
+        for (int i = 0; i < tokens.length; i++) {
+            Object e = array.getValue(i);
+            if (e instanceof String || e instanceof JsonArray) {
+                throw unsupported(
+                        "prompt", "batched prompts (an array of strings or of token arrays) are not supported");
+            }
+            if (!(e instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue())) {
+                throw ApiException.invalidType("prompt", "a string or an array of token ids");
+            }
+            long id = n.longValue();
+            if (id < 0 || id >= vocab) {
+                throw ApiException.invalid(
+                        "prompt", "token id " + n + " at index " + i + " is outside the vocabulary [0, " + vocab + ")");
+            }
+            tokens[i] = (int) id;
+        }
+        return tokens;
+    }
+
+    /**
+     * Tokenizes a prompt, refusing at once a text too long to fit the context whatever its tokens: no
+     * token covers more than maxTokenBytes bytes, so a text of more than seqLen × that many bytes cannot
+     * fit — and BPE merging of a huge text would cost seconds to learn it.
+     */
+    private int[] encode(String text, String param) {
+        long bound = (long) model.config().seqLen() * tokenizer.maxTokenBytes();
+        if (text.length() > bound || utf8Length(text) > bound) {
+            throw new ApiException(
+                    400,
+                    "invalid_request_error",
+                    param,
+                    "context_length_exceeded",
+                    "The prompt is longer than this model's context of "
+                            + model.config().seqLen() + " tokens");
+        }
+        return tokenizer.encode(text, true);
+    }
+
+    private static long utf8Length(String text) {
+        long bytes = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3;
+        }
+        return bytes;
+    }
+
+    private static List<ChatMessage> messages(Object value) {
+        if (!(value instanceof JsonArray array)) {
+            throw value == null
+                    ? ApiException.invalid("messages", "'messages' is required")
+                    : ApiException.invalidType("messages", "an array of messages");
+        }
+        if (array.isEmpty()) {
+            throw ApiException.invalid("messages", "'messages' must not be empty");
+        }
+        List<ChatMessage> out = new ArrayList<>(array.size());
+        for (int i = 0; i < array.size(); i++) {
+            String param = "messages[" + i + "]";
+            if (!(array.getValue(i) instanceof JsonObject m)) {
+                throw ApiException.invalidType(param, "an object with 'role' and 'content'");
+            }
+            Object role = m.getValue("role");
+            if (!(role instanceof String r) || !ROLES.contains(r)) {
+                throw role instanceof String && role.equals("tool")
+                        ? unsupported(param + ".role", "tool messages are not supported")
+                        : ApiException.invalid(param + ".role", "'role' must be one of " + ROLES);
+            }
+            out.add(new ChatMessage(r, content(m.getValue("content"), param + ".content")));
+        }
+        return out;
+    }
+
+    private static String content(Object value, String param) {
+        if (value instanceof String s) {
+            return s;
+        }
+        if (!(value instanceof JsonArray parts)) {
+            throw ApiException.invalidType(param, "a string or an array of text parts");
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < parts.size(); i++) {
+            if (!(parts.getValue(i) instanceof JsonObject part) || !(part.getValue("text") instanceof String text)) {
+                throw ApiException.invalidType(param + "[" + i + "]", "a text part {\"type\": \"text\", \"text\": …}");
+            }
+            if (!"text".equals(part.getValue("type"))) {
+                throw unsupported(param + "[" + i + "].type", "only text content parts are supported");
+            }
+            sb.append(text);
+        }
+        return sb.toString();
+    }
+
+    private static List<String> stops(JsonObject body) {
+        Object value = body.getValue("stop");
+        if (value == null) {
+            return List.of();
+        }
+        List<String> stops = new ArrayList<>();
+        if (value instanceof String s) {
+            stops.add(s);
+        } else if (value instanceof JsonArray array) {
+            for (Object e : array) {
+                if (!(e instanceof String s)) {
+                    throw ApiException.invalidType("stop", "a string or an array of strings");
+                }
+                stops.add(s);
+            }
+        } else {
+            throw ApiException.invalidType("stop", "a string or an array of strings");
+        }
+        if (stops.size() > MAX_STOP_STRINGS) {
+            throw ApiException.invalid("stop", "at most " + MAX_STOP_STRINGS + " stop sequences are allowed");
+        }
+        if (stops.stream().anyMatch(String::isEmpty)) {
+            throw ApiException.invalid("stop", "stop sequences must not be empty");
+        }
+        return List.copyOf(stops);
+    }
+
+    private int maxTokens(long requested, String field, int left) {
+        if (requested == NOT_GIVEN) {
+            return Math.min(defaultMaxTokens, left);
+        }
+        if (requested <= 0) {
+            throw ApiException.invalid(field, "'" + field + "' must be at least 1, got " + requested);
+        }
+        if (requested > left) {
+            throw new ApiException(
+                    400,
+                    "invalid_request_error",
+                    field,
+                    "context_length_exceeded",
+                    "'" + field + "' is " + requested + " but only " + left
+                            + " tokens of context are left after the prompt");
+        }
+        return (int) requested;
+    }
+
+    private static void refuseUnsupported(JsonObject body, List<String> fields) {
+        for (String field : fields) {
+            if (RequestFields.asksFor(body.getValue(field))) {
+                throw unsupported(field, "'" + field + "' is not supported by this server");
+            }
+        }
+    }
+
+    private static ApiException unsupported(String param, String message) {
+        return new ApiException(400, "invalid_request_error", param, "unsupported_parameter", message);
+    }
 }

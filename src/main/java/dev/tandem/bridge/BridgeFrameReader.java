@@ -12,89 +12,90 @@ import io.vertx.core.buffer.Buffer;
  */
 final class BridgeFrameReader implements Handler<Buffer> {
 
-  /** What the reader finds; called on the socket's event loop, in stream order. */
-  interface Listener {
-    void onFrame(Buffer payload);
+    /** What the reader finds; called on the socket's event loop, in stream order. */
+    interface Listener {
+        void onFrame(Buffer payload);
 
-    /** A frame announced {@code length} bytes, over the limit; its payload is being skipped. */
-    void onOversized(long length);
+        /** A frame announced {@code length} bytes, over the limit; its payload is being skipped. */
+        void onOversized(long length);
 
-    /** The stream is not framed (a negative length); the reader ignores everything after it. */
-    void onUnframed(int length);
-  }
+        /** The stream is not framed (a negative length); the reader ignores everything after it. */
+        void onUnframed(int length);
+    }
 
-  private static final int HEADER = 4;
+    private static final int HEADER = 4;
 
-  private final int maxFrameBytes;
-  private final Listener listener;
-  /** Bytes received and not yet consumed: at most one header plus one allowed payload, plus one read. */
-  private Buffer pending = Buffer.buffer();
-  /** Payload bytes of an oversized frame still to drop. */
-  private long skipping;
-  private boolean unframed;
+    private final int maxFrameBytes;
+    private final Listener listener;
+    /** Bytes received and not yet consumed: at most one header plus one allowed payload, plus one read. */
+    private Buffer pending = Buffer.buffer();
+    /** Payload bytes of an oversized frame still to drop. */
+    private long skipping;
 
-  BridgeFrameReader(int maxFrameBytes, Listener listener) {
-    this.maxFrameBytes = maxFrameBytes;
-    this.listener = listener;
-  }
+    private boolean unframed;
 
-  @Override
-  public void handle(Buffer data) {
-    if (unframed) {
-      return;
+    BridgeFrameReader(int maxFrameBytes, Listener listener) {
+        this.maxFrameBytes = maxFrameBytes;
+        this.listener = listener;
     }
-    int from = 0;
-    if (skipping > 0) {
-      int dropped = (int) Math.min(skipping, data.length());
-      skipping -= dropped;
-      from = dropped;
+
+    @Override
+    public void handle(Buffer data) {
+        if (unframed) {
+            return;
+        }
+        int from = 0;
+        if (skipping > 0) {
+            int dropped = (int) Math.min(skipping, data.length());
+            skipping -= dropped;
+            from = dropped;
+        }
+        if (from == data.length()) {
+            return;
+        }
+        // A copy: the reader keeps bytes across reads, and the transport's buffer is not ours to keep.
+        pending.appendBuffer(data, from, data.length() - from);
+        int pos = 0;
+        // Each pass consumes a header (and a payload) or stops: bounded by the bytes received.
+        while (!unframed && pending.length() - pos >= HEADER) {
+            if (skipping > 0) {
+                int dropped = (int) Math.min(skipping, pending.length() - pos);
+                skipping -= dropped;
+                pos += dropped;
+                continue;
+            }
+            int length = pending.getInt(pos);
+            if (length < 0) {
+                unframed = true;
+                pending = Buffer.buffer();
+                listener.onUnframed(length);
+                return;
+            }
+            if (length > maxFrameBytes) {
+                pos += HEADER;
+                skipping = length;
+                listener.onOversized(length);
+                continue;
+            }
+            if (pending.length() - pos - HEADER < length) {
+                break; // the rest of this frame is still on its way
+            }
+            Buffer payload = pending.getBuffer(pos + HEADER, pos + HEADER + length);
+            pos += HEADER + length;
+            listener.onFrame(payload);
+        }
+        if (skipping > 0 && pos < pending.length()) {
+            // Fewer than HEADER bytes left while skipping: they belong to the skipped payload too.
+            int dropped = (int) Math.min(skipping, pending.length() - pos);
+            skipping -= dropped;
+            pos += dropped;
+        }
+        // Compact only after consuming: copying an incomplete frame on every read would cost O(n^2)
+        // for a frame that arrives in many small reads, all on the router's event loop.
+        if (pos == pending.length()) {
+            pending = Buffer.buffer();
+        } else if (pos > 0) {
+            pending = pending.getBuffer(pos, pending.length());
+        }
     }
-    if (from == data.length()) {
-      return;
-    }
-    // A copy: the reader keeps bytes across reads, and the transport's buffer is not ours to keep.
-    pending.appendBuffer(data, from, data.length() - from);
-    int pos = 0;
-    // Each pass consumes a header (and a payload) or stops: bounded by the bytes received.
-    while (!unframed && pending.length() - pos >= HEADER) {
-      if (skipping > 0) {
-        int dropped = (int) Math.min(skipping, pending.length() - pos);
-        skipping -= dropped;
-        pos += dropped;
-        continue;
-      }
-      int length = pending.getInt(pos);
-      if (length < 0) {
-        unframed = true;
-        pending = Buffer.buffer();
-        listener.onUnframed(length);
-        return;
-      }
-      if (length > maxFrameBytes) {
-        pos += HEADER;
-        skipping = length;
-        listener.onOversized(length);
-        continue;
-      }
-      if (pending.length() - pos - HEADER < length) {
-        break; // the rest of this frame is still on its way
-      }
-      Buffer payload = pending.getBuffer(pos + HEADER, pos + HEADER + length);
-      pos += HEADER + length;
-      listener.onFrame(payload);
-    }
-    if (skipping > 0 && pos < pending.length()) {
-      // Fewer than HEADER bytes left while skipping: they belong to the skipped payload too.
-      int dropped = (int) Math.min(skipping, pending.length() - pos);
-      skipping -= dropped;
-      pos += dropped;
-    }
-    // Compact only after consuming: copying an incomplete frame on every read would cost O(n^2)
-    // for a frame that arrives in many small reads, all on the router's event loop.
-    if (pos == pending.length()) {
-      pending = Buffer.buffer();
-    } else if (pos > 0) {
-      pending = pending.getBuffer(pos, pending.length());
-    }
-  }
 }

@@ -2,15 +2,14 @@ package dev.tandem.cluster;
 
 /** Names of the Hazelcast structures Tandem shares between nodes. */
 public final class ClusterNames {
-  /** Member attribute holding a node's stable id (Hazelcast's member UUID changes on merges). */
-  public static final String NODE_ID_ATTRIBUTE = "tandem.nodeId";
-  /** IMap workerId → {@code WorkerDescriptor} JSON, entries expire unless heartbeats refresh them. */
-  public static final String WORKERS = "tandem.workers";
-  /** IMap session key → decode worker id, idle TTL and size bound, near cache on routers. */
-  public static final String AFFINITY = "tandem.affinity";
-  /** FlakeIdGenerator for request ids unique across router replicas. */
-  public static final String REQUEST_IDS = "tandem.request-ids";
+    /** Member attribute holding a node's stable id (Hazelcast's member UUID changes on merges). */
+    public static final String NODE_ID_ATTRIBUTE = "tandem.nodeId";
+    /** IMap workerId → {@code WorkerDescriptor} JSON, entries expire unless heartbeats refresh them. */
+    public static final String WORKERS = "tandem.workers";
+    /** IMap session key → decode worker id, idle TTL and size bound, near cache on routers. */
+    public static final String AFFINITY = "tandem.affinity";
+    /** FlakeIdGenerator for request ids unique across router replicas. */
+    public static final String REQUEST_IDS = "tandem.request-ids";
 
-  private ClusterNames() {
-  }
+    private ClusterNames() {}
 }

@@ -16,67 +16,70 @@ import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
  * embedded default — is one of these, so the code path is the same from a laptop to Kubernetes.
  */
 public final class ClusterNode {
-  private final Vertx vertx;
-  private final HazelcastClusterManager clusterManager;
-  private final String nodeId;
+    private final Vertx vertx;
+    private final HazelcastClusterManager clusterManager;
+    private final String nodeId;
 
-  private ClusterNode(Vertx vertx, HazelcastClusterManager clusterManager, String nodeId) {
-    this.nodeId = nodeId;
-    this.vertx = vertx;
-    this.clusterManager = clusterManager;
-  }
-
-  /** Joins the cluster without Vert.x meters (tests of the cluster layer). */
-  public static Future<ClusterNode> start(ClusterSettings cluster, RouterSettings router) {
-    return start(cluster, router, new MetricsOptions(), null);
-  }
-
-  /** Joins the cluster; Vert.x reports its own meters through {@code metricsOptions} and {@code metricsFactory}. */
-  public static Future<ClusterNode> start(ClusterSettings cluster, RouterSettings router, MetricsOptions metricsOptions,
-                                          VertxMetricsFactory metricsFactory) {
-    String nodeId = java.util.UUID.randomUUID().toString();
-    com.hazelcast.config.Config config = HazelcastConfigFactory.create(cluster, router);
-    config.getMemberAttributeConfig().setAttribute(ClusterNames.NODE_ID_ATTRIBUTE, nodeId);
-    HazelcastClusterManager manager = new HazelcastClusterManager(config);
-    VertxOptions options = new VertxOptions()
-        .setMetricsOptions(metricsOptions)
-        .setEventBusOptions(new EventBusOptions()
-            .setHost(cluster.host())
-            .setClusterPublicHost(cluster.host())
-            .setPort(0));
-    var builder = Vertx.builder().with(options).withClusterManager(manager);
-    if (metricsFactory != null) {
-      builder.withMetrics(metricsFactory);
+    private ClusterNode(Vertx vertx, HazelcastClusterManager clusterManager, String nodeId) {
+        this.nodeId = nodeId;
+        this.vertx = vertx;
+        this.clusterManager = clusterManager;
     }
-    return builder.buildClustered()
-        .map(vertx -> new ClusterNode(vertx, manager, nodeId));
-  }
 
-  /** What readiness asks first: null while this node is a cluster member, else why not. */
-  public String notJoined() {
-    var hz = hazelcast();
-    return hz.getLifecycleService().isRunning() && hz.getCluster().getLocalMember() != null
-        ? null : "not a cluster member";
-  }
+    /** Joins the cluster without Vert.x meters (tests of the cluster layer). */
+    public static Future<ClusterNode> start(ClusterSettings cluster, RouterSettings router) {
+        return start(cluster, router, new MetricsOptions(), null);
+    }
 
-  public Vertx vertx() {
-    return vertx;
-  }
+    /** Joins the cluster; Vert.x reports its own meters through {@code metricsOptions} and {@code metricsFactory}. */
+    public static Future<ClusterNode> start(
+            ClusterSettings cluster,
+            RouterSettings router,
+            MetricsOptions metricsOptions,
+            VertxMetricsFactory metricsFactory) {
+        String nodeId = java.util.UUID.randomUUID().toString();
+        com.hazelcast.config.Config config = HazelcastConfigFactory.create(cluster, router);
+        config.getMemberAttributeConfig().setAttribute(ClusterNames.NODE_ID_ATTRIBUTE, nodeId);
+        HazelcastClusterManager manager = new HazelcastClusterManager(config);
+        VertxOptions options = new VertxOptions()
+                .setMetricsOptions(metricsOptions)
+                .setEventBusOptions(new EventBusOptions()
+                        .setHost(cluster.host())
+                        .setClusterPublicHost(cluster.host())
+                        .setPort(0));
+        var builder = Vertx.builder().with(options).withClusterManager(manager);
+        if (metricsFactory != null) {
+            builder.withMetrics(metricsFactory);
+        }
+        return builder.buildClustered().map(vertx -> new ClusterNode(vertx, manager, nodeId));
+    }
 
-  public HazelcastInstance hazelcast() {
-    return clusterManager.getHazelcastInstance();
-  }
+    /** What readiness asks first: null while this node is a cluster member, else why not. */
+    public String notJoined() {
+        var hz = hazelcast();
+        return hz.getLifecycleService().isRunning() && hz.getCluster().getLocalMember() != null
+                ? null
+                : "not a cluster member";
+    }
 
-  /**
-   * This node's id: registry entries and requests carry it so that what belongs to a member goes when
-   * {@link MemberWatch} reports it gone. Our own id, kept as a member attribute — not the Hazelcast
-   * member UUID, which Hazelcast renews when split clusters merge or a member rejoins.
-   */
-  public String nodeId() {
-    return nodeId;
-  }
+    public Vertx vertx() {
+        return vertx;
+    }
 
-  public Future<Void> close() {
-    return vertx.close();
-  }
+    public HazelcastInstance hazelcast() {
+        return clusterManager.getHazelcastInstance();
+    }
+
+    /**
+     * This node's id: registry entries and requests carry it so that what belongs to a member goes when
+     * {@link MemberWatch} reports it gone. Our own id, kept as a member attribute — not the Hazelcast
+     * member UUID, which Hazelcast renews when split clusters merge or a member rejoins.
+     */
+    public String nodeId() {
+        return nodeId;
+    }
+
+    public Future<Void> close() {
+        return vertx.close();
+    }
 }

@@ -9,10 +9,10 @@ import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.config.NearCacheConfig;
 import com.hazelcast.config.NetworkConfig;
-import dev.tandem.config.ClusterSettings;
-import dev.tandem.config.RouterSettings;
 import com.hazelcast.config.XmlConfigBuilder;
+import dev.tandem.config.ClusterSettings;
 import dev.tandem.config.ConfigException;
+import dev.tandem.config.RouterSettings;
 import io.vertx.spi.cluster.hazelcast.ConfigUtil;
 import java.io.IOException;
 import java.util.List;
@@ -22,71 +22,73 @@ import java.util.List;
  * auto-detection off, so a laptop never joins a neighbour's cluster) plus Tandem's map settings.
  */
 public final class HazelcastConfigFactory {
-  private HazelcastConfigFactory() {
-  }
+    private HazelcastConfigFactory() {}
 
-  public static Config create(ClusterSettings cluster, RouterSettings router) {
-    // Start from Vert.x's config so its own map settings (__vertx.*) stay in place.
-    Config config = ConfigUtil.loadConfig();
-    config.setClusterName(cluster.name());
-    config.setProperty("hazelcast.phone.home.enabled", "false");
-    config.setProperty("hazelcast.logging.type", "jdk");
-    config.setProperty("hazelcast.shutdownhook.enabled", "false");
-    // Expired registry entries must be noticed within about a second, not the default five.
-    config.setProperty("hazelcast.internal.map.expiration.task.period.seconds", "1");
-    config.addMapConfig(new MapConfig(ClusterNames.WORKERS).setInMemoryFormat(InMemoryFormat.OBJECT).setBackupCount(1));
-    config.addMapConfig(affinityMap(router));
-    if (!cluster.hazelcastConfig().isBlank()) {
-      return withFile(config, cluster.hazelcastConfig());
+    public static Config create(ClusterSettings cluster, RouterSettings router) {
+        // Start from Vert.x's config so its own map settings (__vertx.*) stay in place.
+        Config config = ConfigUtil.loadConfig();
+        config.setClusterName(cluster.name());
+        config.setProperty("hazelcast.phone.home.enabled", "false");
+        config.setProperty("hazelcast.logging.type", "jdk");
+        config.setProperty("hazelcast.shutdownhook.enabled", "false");
+        // Expired registry entries must be noticed within about a second, not the default five.
+        config.setProperty("hazelcast.internal.map.expiration.task.period.seconds", "1");
+        config.addMapConfig(new MapConfig(ClusterNames.WORKERS)
+                .setInMemoryFormat(InMemoryFormat.OBJECT)
+                .setBackupCount(1));
+        config.addMapConfig(affinityMap(router));
+        if (!cluster.hazelcastConfig().isBlank()) {
+            return withFile(config, cluster.hazelcastConfig());
+        }
+        config.setProperty("hazelcast.wait.seconds.before.join", "0");
+        config.setProperty("hazelcast.max.wait.seconds.before.join", "0");
+
+        NetworkConfig network = config.getNetworkConfig();
+        network.setPort(cluster.port()).setPortAutoIncrement(true).setPortCount(100);
+        network.setPublicAddress(null);
+        network.getInterfaces().setEnabled(true).setInterfaces(List.of(cluster.host()));
+        JoinConfig join = network.getJoin();
+        join.getMulticastConfig().setEnabled(false);
+        join.getAutoDetectionConfig().setEnabled(false);
+        join.getKubernetesConfig().setEnabled(false);
+        join.getAwsConfig().setEnabled(false);
+        List<String> members = cluster.members().isEmpty() ? List.of(cluster.host()) : cluster.members();
+        join.getTcpIpConfig().setEnabled(true).setMembers(members);
+        return config;
     }
-    config.setProperty("hazelcast.wait.seconds.before.join", "0");
-    config.setProperty("hazelcast.max.wait.seconds.before.join", "0");
 
-    NetworkConfig network = config.getNetworkConfig();
-    network.setPort(cluster.port()).setPortAutoIncrement(true).setPortCount(100);
-    network.setPublicAddress(null);
-    network.getInterfaces().setEnabled(true).setInterfaces(List.of(cluster.host()));
-    JoinConfig join = network.getJoin();
-    join.getMulticastConfig().setEnabled(false);
-    join.getAutoDetectionConfig().setEnabled(false);
-    join.getKubernetesConfig().setEnabled(false);
-    join.getAwsConfig().setEnabled(false);
-    List<String> members = cluster.members().isEmpty() ? List.of(cluster.host()) : cluster.members();
-    join.getTcpIpConfig().setEnabled(true).setMembers(members);
-    return config;
-  }
-
-  /**
-   * A Hazelcast XML file supplies the network and join settings (Kubernetes discovery, say) and any
-   * properties; the cluster name and the maps stay Tandem's, so one file serves every role.
-   */
-  private static Config withFile(Config config, String path) {
-    Config file;
-    try {
-      file = new XmlConfigBuilder(path).build();
-    } catch (IOException | RuntimeException e) {
-      throw new ConfigException("cannot read cluster.hazelcast-config " + path + ": " + e.getMessage());
+    /**
+     * A Hazelcast XML file supplies the network and join settings (Kubernetes discovery, say) and any
+     * properties; the cluster name and the maps stay Tandem's, so one file serves every role.
+     */
+    private static Config withFile(Config config, String path) {
+        Config file;
+        try {
+            file = new XmlConfigBuilder(path).build();
+        } catch (IOException | RuntimeException e) {
+            throw new ConfigException("cannot read cluster.hazelcast-config " + path + ": " + e.getMessage());
+        }
+        file.getProperties().forEach((k, v) -> config.setProperty((String) k, (String) v));
+        config.setNetworkConfig(file.getNetworkConfig());
+        return config;
     }
-    file.getProperties().forEach((k, v) -> config.setProperty((String) k, (String) v));
-    config.setNetworkConfig(file.getNetworkConfig());
-    return config;
-  }
 
-  private static MapConfig affinityMap(RouterSettings router) {
-    MapConfig map = new MapConfig(ClusterNames.AFFINITY)
-        .setBackupCount(1)
-        .setMaxIdleSeconds(router.affinityIdleSeconds());
-    map.setEvictionConfig(new EvictionConfig()
-        .setEvictionPolicy(EvictionPolicy.LRU)
-        .setMaxSizePolicy(MaxSizePolicy.PER_NODE)
-        .setSize(router.affinityMaxEntries()));
-    // Routers read affinity on every request; the near cache keeps that read local.
-    map.setNearCacheConfig(new NearCacheConfig(ClusterNames.AFFINITY)
-        .setInMemoryFormat(InMemoryFormat.OBJECT)
-        .setInvalidateOnChange(true)
-        .setMaxIdleSeconds(router.affinityIdleSeconds())
-        .setEvictionConfig(new EvictionConfig().setEvictionPolicy(EvictionPolicy.LRU)
-            .setMaxSizePolicy(MaxSizePolicy.ENTRY_COUNT).setSize(Math.min(router.affinityMaxEntries(), 1_000_000))));
-    return map;
-  }
+    private static MapConfig affinityMap(RouterSettings router) {
+        MapConfig map =
+                new MapConfig(ClusterNames.AFFINITY).setBackupCount(1).setMaxIdleSeconds(router.affinityIdleSeconds());
+        map.setEvictionConfig(new EvictionConfig()
+                .setEvictionPolicy(EvictionPolicy.LRU)
+                .setMaxSizePolicy(MaxSizePolicy.PER_NODE)
+                .setSize(router.affinityMaxEntries()));
+        // Routers read affinity on every request; the near cache keeps that read local.
+        map.setNearCacheConfig(new NearCacheConfig(ClusterNames.AFFINITY)
+                .setInMemoryFormat(InMemoryFormat.OBJECT)
+                .setInvalidateOnChange(true)
+                .setMaxIdleSeconds(router.affinityIdleSeconds())
+                .setEvictionConfig(new EvictionConfig()
+                        .setEvictionPolicy(EvictionPolicy.LRU)
+                        .setMaxSizePolicy(MaxSizePolicy.ENTRY_COUNT)
+                        .setSize(Math.min(router.affinityMaxEntries(), 1_000_000))));
+        return map;
+    }
 }

@@ -23,96 +23,97 @@ import java.util.logging.Logger;
  * <p>Confined to the owning verticle's context: reports, sweeps and reads all run there.
  */
 public final class RouterLoadBoard {
-  private static final Logger LOG = Logger.getLogger(RouterLoadBoard.class.getName());
+    private static final Logger LOG = Logger.getLogger(RouterLoadBoard.class.getName());
 
-  private record Entry(RouterLoad load, long receivedNanos) {
-  }
+    private record Entry(RouterLoad load, long receivedNanos) {}
 
-  private final Vertx vertx;
-  private final Context context;
-  private final HazelcastInstance hazelcast;
-  private final String self;
-  private final long ttlMs;
-  private final Map<String, Entry> reports = new HashMap<>();
-  /** Sum over live reports, per worker: what scheduling reads. */
-  private final Map<String, Integer> totals = new HashMap<>();
-  private MessageConsumer<Object> consumer;
-  private MemberWatch members;
-  private long sweepTimer = -1;
+    private final Vertx vertx;
+    private final Context context;
+    private final HazelcastInstance hazelcast;
+    private final String self;
+    private final long ttlMs;
+    private final Map<String, Entry> reports = new HashMap<>();
+    /** Sum over live reports, per worker: what scheduling reads. */
+    private final Map<String, Integer> totals = new HashMap<>();
 
-  public RouterLoadBoard(Vertx vertx, Context context, HazelcastInstance hazelcast, String selfRouterId, long ttlMs) {
-    this.vertx = vertx;
-    this.context = context;
-    this.hazelcast = hazelcast;
-    this.self = selfRouterId;
-    this.ttlMs = ttlMs;
-  }
+    private MessageConsumer<Object> consumer;
+    private MemberWatch members;
+    private long sweepTimer = -1;
 
-  /** Call on the owning context. */
-  public Future<Void> start() {
-    consumer = vertx.eventBus().consumer(Addresses.ROUTER_LOADS, m -> {
-      try {
-        accept(RouterLoad.CODEC.decode(JsonCodec.object(m.body())), System.nanoTime());
-      } catch (ProtocolException e) {
-        LOG.warning("dropping malformed router load report: " + e.getMessage());
-      }
-    });
-    sweepTimer = vertx.setPeriodic(Math.max(50, ttlMs / 4), t -> sweep(System.nanoTime()));
-    return consumer.completion().compose(v -> vertx.executeBlocking(() -> {
-      members = MemberWatch.onLeave(hazelcast, node -> context.runOnContext(x -> dropNode(node)));
-      return null;
-    }));
-  }
-
-  public Future<Void> stop() {
-    if (sweepTimer >= 0) {
-      vertx.cancelTimer(sweepTimer);
+    public RouterLoadBoard(Vertx vertx, Context context, HazelcastInstance hazelcast, String selfRouterId, long ttlMs) {
+        this.vertx = vertx;
+        this.context = context;
+        this.hazelcast = hazelcast;
+        this.self = selfRouterId;
+        this.ttlMs = ttlMs;
     }
-    Future<Void> unregistered = consumer == null ? Future.succeededFuture() : consumer.unregister();
-    return unregistered.compose(v -> vertx.executeBlocking(() -> {
-      if (members != null) {
-        members.close();
-      }
-      return null;
-    }));
-  }
 
-  void accept(RouterLoad load, long nowNanos) {
-    if (load.routerId().equals(self)) {
-      return;
+    /** Call on the owning context. */
+    public Future<Void> start() {
+        consumer = vertx.eventBus().consumer(Addresses.ROUTER_LOADS, m -> {
+            try {
+                accept(RouterLoad.CODEC.decode(JsonCodec.object(m.body())), System.nanoTime());
+            } catch (ProtocolException e) {
+                LOG.warning("dropping malformed router load report: " + e.getMessage());
+            }
+        });
+        sweepTimer = vertx.setPeriodic(Math.max(50, ttlMs / 4), t -> sweep(System.nanoTime()));
+        return consumer.completion()
+                .compose(v -> vertx.executeBlocking(() -> {
+                    members = MemberWatch.onLeave(hazelcast, node -> context.runOnContext(x -> dropNode(node)));
+                    return null;
+                }));
     }
-    reports.put(load.routerId(), new Entry(load, nowNanos));
-    recount();
-  }
 
-  void sweep(long nowNanos) {
-    long ttlNanos = ttlMs * 1_000_000;
-    if (reports.values().removeIf(e -> nowNanos - e.receivedNanos > ttlNanos)) {
-      recount();
+    public Future<Void> stop() {
+        if (sweepTimer >= 0) {
+            vertx.cancelTimer(sweepTimer);
+        }
+        Future<Void> unregistered = consumer == null ? Future.succeededFuture() : consumer.unregister();
+        return unregistered.compose(v -> vertx.executeBlocking(() -> {
+            if (members != null) {
+                members.close();
+            }
+            return null;
+        }));
     }
-  }
 
-  void dropNode(String nodeId) {
-    if (reports.values().removeIf(e -> e.load.nodeId().equals(nodeId))) {
-      LOG.info("router replica on member " + nodeId + " left; its load is no longer counted");
-      recount();
+    void accept(RouterLoad load, long nowNanos) {
+        if (load.routerId().equals(self)) {
+            return;
+        }
+        reports.put(load.routerId(), new Entry(load, nowNanos));
+        recount();
     }
-  }
 
-  private void recount() {
-    totals.clear();
-    for (Entry e : reports.values()) {
-      e.load.inFlight().forEach((worker, n) -> totals.merge(worker, n, Integer::sum));
+    void sweep(long nowNanos) {
+        long ttlNanos = ttlMs * 1_000_000;
+        if (reports.values().removeIf(e -> nowNanos - e.receivedNanos > ttlNanos)) {
+            recount();
+        }
     }
-  }
 
-  /** Requests the other live replicas have in flight on a worker. */
-  public int othersInFlight(String workerId) {
-    return totals.getOrDefault(workerId, 0);
-  }
+    void dropNode(String nodeId) {
+        if (reports.values().removeIf(e -> e.load.nodeId().equals(nodeId))) {
+            LOG.info("router replica on member " + nodeId + " left; its load is no longer counted");
+            recount();
+        }
+    }
 
-  /** The other replicas' latest reports. */
-  public List<RouterLoad> reports() {
-    return reports.values().stream().map(Entry::load).toList();
-  }
+    private void recount() {
+        totals.clear();
+        for (Entry e : reports.values()) {
+            e.load.inFlight().forEach((worker, n) -> totals.merge(worker, n, Integer::sum));
+        }
+    }
+
+    /** Requests the other live replicas have in flight on a worker. */
+    public int othersInFlight(String workerId) {
+        return totals.getOrDefault(workerId, 0);
+    }
+
+    /** The other replicas' latest reports. */
+    public List<RouterLoad> reports() {
+        return reports.values().stream().map(Entry::load).toList();
+    }
 }

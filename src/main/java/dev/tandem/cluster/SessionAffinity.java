@@ -9,11 +9,11 @@ import io.vertx.core.Future;
  */
 public interface SessionAffinity {
 
-  /** The decode worker recorded for the session, or null. */
-  Future<String> lookup(String sessionKey);
+    /** The decode worker recorded for the session, or null. */
+    Future<String> lookup(String sessionKey);
 
-  Future<Void> record(String sessionKey, String decodeWorkerId);
+    Future<Void> record(String sessionKey, String decodeWorkerId);
 
-  /** Drops every session pinned to a worker that is gone, so no session waits for it. */
-  Future<Void> forgetWorker(String decodeWorkerId);
+    /** Drops every session pinned to a worker that is gone, so no session waits for it. */
+    Future<Void> forgetWorker(String decodeWorkerId);
 }

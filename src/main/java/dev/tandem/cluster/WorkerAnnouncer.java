@@ -13,73 +13,75 @@ import java.util.concurrent.TimeUnit;
  * heartbeat, so a worker that dies without a word disappears by itself.
  */
 public final class WorkerAnnouncer {
-  private final Vertx vertx;
-  private final IMap<String, String> map;
-  private final long heartbeatMs;
-  private final long ttlMs;
-  private java.util.function.Supplier<WorkerDescriptor> descriptor;
-  private String workerId;
-  private long timerId = -1;
+    private final Vertx vertx;
+    private final IMap<String, String> map;
+    private final long heartbeatMs;
+    private final long ttlMs;
+    private java.util.function.Supplier<WorkerDescriptor> descriptor;
+    private String workerId;
+    private long timerId = -1;
 
-  public WorkerAnnouncer(Vertx vertx, HazelcastInstance hazelcast, long heartbeatMs, long ttlMs) {
-    this.vertx = vertx;
-    this.map = hazelcast.getMap(ClusterNames.WORKERS);
-    this.heartbeatMs = heartbeatMs;
-    this.ttlMs = ttlMs;
-  }
-
-  /**
-   * Announces the worker and keeps announcing it; completes once the first entry is in the map. The
-   * supplier is asked on every heartbeat, on the caller's context, so it may read the worker's state.
-   */
-  public Future<Void> start(java.util.function.Supplier<WorkerDescriptor> descriptor) {
-    this.descriptor = descriptor;
-    Context context = vertx.getOrCreateContext();
-    timerId = vertx.setPeriodic(heartbeatMs, id -> put(context));
-    return put(context);
-  }
-
-  /**
-   * Takes the worker's id in the registry if nobody holds it, atomically across the cluster: true when
-   * taken (then {@link #stop} removes the entry again). For workers that join from outside, whose ids
-   * are chosen by someone else.
-   */
-  public Future<Boolean> claim(WorkerDescriptor d) {
-    String json = WorkerDescriptor.CODEC.encode(d).encode();
-    // IMap has no asynchronous putIfAbsent: a worker thread waits for it (joins are rare).
-    return vertx.executeBlocking(() -> map.putIfAbsent(d.workerId(), json, ttlMs + 1000, TimeUnit.MILLISECONDS), false)
-        .map(previous -> {
-          if (previous == null) {
-            workerId = d.workerId();
-          }
-          return previous == null;
-        });
-  }
-
-  /** Says now what the next heartbeat would say (e.g. after a drain). */
-  public Future<Void> announceNow() {
-    return put(vertx.getOrCreateContext());
-  }
-
-  private Future<Void> put(Context context) {
-    WorkerDescriptor d = descriptor.get();
-    workerId = d.workerId();
-    String json = WorkerDescriptor.CODEC.encode(d).encode();
-    // Hazelcast keeps expiry in whole seconds, so a TTL of N ms may lapse after N - 1000: a second of
-    // slack keeps a live worker from flickering out of the registry between heartbeats.
-    return Future.fromCompletionStage(map.setAsync(d.workerId(), json, ttlMs + 1000, TimeUnit.MILLISECONDS), context);
-  }
-
-  /** Stops the heartbeat and removes the entry, so routers stop scheduling onto this worker at once. */
-  public Future<Void> stop() {
-    if (timerId >= 0) {
-      vertx.cancelTimer(timerId);
-      timerId = -1;
+    public WorkerAnnouncer(Vertx vertx, HazelcastInstance hazelcast, long heartbeatMs, long ttlMs) {
+        this.vertx = vertx;
+        this.map = hazelcast.getMap(ClusterNames.WORKERS);
+        this.heartbeatMs = heartbeatMs;
+        this.ttlMs = ttlMs;
     }
-    if (workerId == null) {
-      return Future.succeededFuture();
+
+    /**
+     * Announces the worker and keeps announcing it; completes once the first entry is in the map. The
+     * supplier is asked on every heartbeat, on the caller's context, so it may read the worker's state.
+     */
+    public Future<Void> start(java.util.function.Supplier<WorkerDescriptor> descriptor) {
+        this.descriptor = descriptor;
+        Context context = vertx.getOrCreateContext();
+        timerId = vertx.setPeriodic(heartbeatMs, id -> put(context));
+        return put(context);
     }
-    return Future.fromCompletionStage(map.deleteAsync(workerId), vertx.getOrCreateContext())
-        .mapEmpty();
-  }
+
+    /**
+     * Takes the worker's id in the registry if nobody holds it, atomically across the cluster: true when
+     * taken (then {@link #stop} removes the entry again). For workers that join from outside, whose ids
+     * are chosen by someone else.
+     */
+    public Future<Boolean> claim(WorkerDescriptor d) {
+        String json = WorkerDescriptor.CODEC.encode(d).encode();
+        // IMap has no asynchronous putIfAbsent: a worker thread waits for it (joins are rare).
+        return vertx.executeBlocking(
+                        () -> map.putIfAbsent(d.workerId(), json, ttlMs + 1000, TimeUnit.MILLISECONDS), false)
+                .map(previous -> {
+                    if (previous == null) {
+                        workerId = d.workerId();
+                    }
+                    return previous == null;
+                });
+    }
+
+    /** Says now what the next heartbeat would say (e.g. after a drain). */
+    public Future<Void> announceNow() {
+        return put(vertx.getOrCreateContext());
+    }
+
+    private Future<Void> put(Context context) {
+        WorkerDescriptor d = descriptor.get();
+        workerId = d.workerId();
+        String json = WorkerDescriptor.CODEC.encode(d).encode();
+        // Hazelcast keeps expiry in whole seconds, so a TTL of N ms may lapse after N - 1000: a second of
+        // slack keeps a live worker from flickering out of the registry between heartbeats.
+        return Future.fromCompletionStage(
+                map.setAsync(d.workerId(), json, ttlMs + 1000, TimeUnit.MILLISECONDS), context);
+    }
+
+    /** Stops the heartbeat and removes the entry, so routers stop scheduling onto this worker at once. */
+    public Future<Void> stop() {
+        if (timerId >= 0) {
+            vertx.cancelTimer(timerId);
+            timerId = -1;
+        }
+        if (workerId == null) {
+            return Future.succeededFuture();
+        }
+        return Future.fromCompletionStage(map.deleteAsync(workerId), vertx.getOrCreateContext())
+                .mapEmpty();
+    }
 }

@@ -26,129 +26,136 @@ import java.util.logging.Logger;
  * at once, without waiting for their entries to expire.
  */
 public final class WorkerDirectory {
-  private static final Logger LOG = Logger.getLogger(WorkerDirectory.class.getName());
+    private static final Logger LOG = Logger.getLogger(WorkerDirectory.class.getName());
 
-  private final Vertx vertx;
-  private final HazelcastInstance hazelcast;
-  private final IMap<String, String> map;
-  private final Map<String, WorkerDescriptor> workers = new ConcurrentHashMap<>();
-  /** When each worker's decode step count last moved (or it appeared): a stuck worker's stays put. */
-  private final Map<String, Long> progress = new ConcurrentHashMap<>();
-  private final List<java.util.function.Consumer<String>> removalListeners =
-      new java.util.concurrent.CopyOnWriteArrayList<>();
-  private UUID entryListener;
-  private MemberWatch members;
+    private final Vertx vertx;
+    private final HazelcastInstance hazelcast;
+    private final IMap<String, String> map;
+    private final Map<String, WorkerDescriptor> workers = new ConcurrentHashMap<>();
+    /** When each worker's decode step count last moved (or it appeared): a stuck worker's stays put. */
+    private final Map<String, Long> progress = new ConcurrentHashMap<>();
 
-  public WorkerDirectory(Vertx vertx, HazelcastInstance hazelcast) {
-    this.vertx = vertx;
-    this.hazelcast = hazelcast;
-    this.map = hazelcast.getMap(ClusterNames.WORKERS);
-  }
+    private final List<java.util.function.Consumer<String>> removalListeners =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
+    private UUID entryListener;
+    private MemberWatch members;
 
-  private final class Listener implements EntryAddedListener<String, String>, EntryUpdatedListener<String, String>,
-      EntryRemovedListener<String, String>, EntryExpiredListener<String, String>, EntryEvictedListener<String, String> {
-    @Override
-    public void entryAdded(EntryEvent<String, String> e) {
-      upsert(e.getKey(), e.getValue());
+    public WorkerDirectory(Vertx vertx, HazelcastInstance hazelcast) {
+        this.vertx = vertx;
+        this.hazelcast = hazelcast;
+        this.map = hazelcast.getMap(ClusterNames.WORKERS);
     }
 
-    @Override
-    public void entryUpdated(EntryEvent<String, String> e) {
-      upsert(e.getKey(), e.getValue());
-    }
-
-    @Override
-    public void entryRemoved(EntryEvent<String, String> e) {
-      remove(e.getKey());
-    }
-
-    @Override
-    public void entryExpired(EntryEvent<String, String> e) {
-      remove(e.getKey());
-    }
-
-    @Override
-    public void entryEvicted(EntryEvent<String, String> e) {
-      remove(e.getKey());
-    }
-  }
-
-  private void remove(String workerId) {
-    progress.remove(workerId);
-    if (workers.remove(workerId) != null) {
-      removalListeners.forEach(l -> l.accept(workerId));
-    }
-  }
-
-  /**
-   * Called (on a Hazelcast thread: hop to your own context) with the id of every worker that leaves
-   * the registry — withdrawn, expired, or on a cluster member that left.
-   */
-  public void onRemoved(java.util.function.Consumer<String> listener) {
-    removalListeners.add(listener);
-  }
-
-  private void upsert(String key, String json) {
-    try {
-      WorkerDescriptor d = WorkerDescriptor.CODEC.decode(new JsonObject(json));
-      WorkerDescriptor before = workers.put(key, d);
-      if (before == null || before.load().decodeSteps() != d.load().decodeSteps()) {
-        progress.put(key, System.nanoTime());
-      }
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "ignoring malformed registry entry " + key + ": " + e.getMessage());
-    }
-  }
-
-  /** Subscribes, then loads what is already registered (the listener covers anything racing with the load). */
-  public Future<Void> start() {
-    return vertx.executeBlocking(() -> {
-      entryListener = map.addEntryListener(new Listener(), true);
-      members = MemberWatch.onLeave(hazelcast, nodeId -> {
-        for (WorkerDescriptor w : List.copyOf(workers.values())) {
-          if (w.nodeId().equals(nodeId)) {
-            remove(w.workerId());
-          }
+    private final class Listener
+            implements EntryAddedListener<String, String>,
+                    EntryUpdatedListener<String, String>,
+                    EntryRemovedListener<String, String>,
+                    EntryExpiredListener<String, String>,
+                    EntryEvictedListener<String, String> {
+        @Override
+        public void entryAdded(EntryEvent<String, String> e) {
+            upsert(e.getKey(), e.getValue());
         }
-      });
-      for (Map.Entry<String, String> e : map.entrySet()) {
-        upsert(e.getKey(), e.getValue());
-      }
-      return null;
-    });
-  }
 
-  public Future<Void> stop() {
-    return vertx.executeBlocking(() -> {
-      if (entryListener != null) {
-        map.removeEntryListener(entryListener);
-      }
-      if (members != null) {
-        members.close();
-      }
-      return null;
-    });
-  }
+        @Override
+        public void entryUpdated(EntryEvent<String, String> e) {
+            upsert(e.getKey(), e.getValue());
+        }
 
-  /** Workers of a role, sorted by id so that round-robin order is stable across replicas. */
-  public List<WorkerDescriptor> workers(WorkerRole role) {
-    return workers.values().stream()
-        .filter(w -> w.role() == role)
-        .sorted(java.util.Comparator.comparing(WorkerDescriptor::workerId))
-        .toList();
-  }
+        @Override
+        public void entryRemoved(EntryEvent<String, String> e) {
+            remove(e.getKey());
+        }
 
-  /** Every registered worker, sorted by id. */
-  public List<WorkerDescriptor> all() {
-    return workers.values().stream().sorted(java.util.Comparator.comparing(WorkerDescriptor::workerId)).toList();
-  }
+        @Override
+        public void entryExpired(EntryEvent<String, String> e) {
+            remove(e.getKey());
+        }
 
-  /** {@link System#nanoTime()} when the worker last reported a new decode step, or when it appeared. */
-  public long lastProgressNanos(String workerId) {
-    return progress.getOrDefault(workerId, Long.MIN_VALUE / 2);
-  }
+        @Override
+        public void entryEvicted(EntryEvent<String, String> e) {
+            remove(e.getKey());
+        }
+    }
 
-  public WorkerDescriptor get(String workerId) {
-    return workers.get(workerId);
-  }
+    private void remove(String workerId) {
+        progress.remove(workerId);
+        if (workers.remove(workerId) != null) {
+            removalListeners.forEach(l -> l.accept(workerId));
+        }
+    }
+
+    /**
+     * Called (on a Hazelcast thread: hop to your own context) with the id of every worker that leaves
+     * the registry — withdrawn, expired, or on a cluster member that left.
+     */
+    public void onRemoved(java.util.function.Consumer<String> listener) {
+        removalListeners.add(listener);
+    }
+
+    private void upsert(String key, String json) {
+        try {
+            WorkerDescriptor d = WorkerDescriptor.CODEC.decode(new JsonObject(json));
+            WorkerDescriptor before = workers.put(key, d);
+            if (before == null || before.load().decodeSteps() != d.load().decodeSteps()) {
+                progress.put(key, System.nanoTime());
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "ignoring malformed registry entry " + key + ": " + e.getMessage());
+        }
+    }
+
+    /** Subscribes, then loads what is already registered (the listener covers anything racing with the load). */
+    public Future<Void> start() {
+        return vertx.executeBlocking(() -> {
+            entryListener = map.addEntryListener(new Listener(), true);
+            members = MemberWatch.onLeave(hazelcast, nodeId -> {
+                for (WorkerDescriptor w : List.copyOf(workers.values())) {
+                    if (w.nodeId().equals(nodeId)) {
+                        remove(w.workerId());
+                    }
+                }
+            });
+            for (Map.Entry<String, String> e : map.entrySet()) {
+                upsert(e.getKey(), e.getValue());
+            }
+            return null;
+        });
+    }
+
+    public Future<Void> stop() {
+        return vertx.executeBlocking(() -> {
+            if (entryListener != null) {
+                map.removeEntryListener(entryListener);
+            }
+            if (members != null) {
+                members.close();
+            }
+            return null;
+        });
+    }
+
+    /** Workers of a role, sorted by id so that round-robin order is stable across replicas. */
+    public List<WorkerDescriptor> workers(WorkerRole role) {
+        return workers.values().stream()
+                .filter(w -> w.role() == role)
+                .sorted(java.util.Comparator.comparing(WorkerDescriptor::workerId))
+                .toList();
+    }
+
+    /** Every registered worker, sorted by id. */
+    public List<WorkerDescriptor> all() {
+        return workers.values().stream()
+                .sorted(java.util.Comparator.comparing(WorkerDescriptor::workerId))
+                .toList();
+    }
+
+    /** {@link System#nanoTime()} when the worker last reported a new decode step, or when it appeared. */
+    public long lastProgressNanos(String workerId) {
+        return progress.getOrDefault(workerId, Long.MIN_VALUE / 2);
+    }
+
+    public WorkerDescriptor get(String workerId) {
+        return workers.get(workerId);
+    }
 }

@@ -14,33 +14,33 @@ import java.util.List;
  * @param sockjsAllowedOrigins web origins besides the router's own whose pages may use the SockJS bridge
  *                      ({@code "*"}: any — only behind API keys)
  */
-public record BridgeSettings(String host, int tcpPort, int maxFrameBytes, boolean sockjs,
-                             List<String> sockjsAllowedOrigins) {
+public record BridgeSettings(
+        String host, int tcpPort, int maxFrameBytes, boolean sockjs, List<String> sockjsAllowedOrigins) {
 
-  static BridgeSettings read(ConfigSection s) {
-    BridgeSettings b = new BridgeSettings(
-        s.string("host", "127.0.0.1"),
-        s.integer("tcp-port", 7000, -1, 65535),
-        s.integer("max-frame-bytes", 1 << 20, 1024, 1 << 30),
-        s.bool("sockjs", true),
-        List.copyOf(s.strings("sockjs-allowed-origins")));
-    s.rejectUnknownKeys();
-    return b;
-  }
+    static BridgeSettings read(ConfigSection s) {
+        BridgeSettings b = new BridgeSettings(
+                s.string("host", "127.0.0.1"),
+                s.integer("tcp-port", 7000, -1, 65535),
+                s.integer("max-frame-bytes", 1 << 20, 1024, 1 << 30),
+                s.bool("sockjs", true),
+                List.copyOf(s.strings("sockjs-allowed-origins")));
+        s.rejectUnknownKeys();
+        return b;
+    }
 
-  public boolean tcpEnabled() {
-    return tcpPort >= 0;
-  }
+    public boolean tcpEnabled() {
+        return tcpPort >= 0;
+    }
 
-  public BridgeSettings withTcpPort(int port) {
-    return new BridgeSettings(host, port, maxFrameBytes, sockjs, sockjsAllowedOrigins);
-  }
+    public BridgeSettings withTcpPort(int port) {
+        return new BridgeSettings(host, port, maxFrameBytes, sockjs, sockjsAllowedOrigins);
+    }
 
-  public BridgeSettings withMaxFrameBytes(int bytes) {
-    return new BridgeSettings(host, tcpPort, bytes, sockjs, sockjsAllowedOrigins);
-  }
+    public BridgeSettings withMaxFrameBytes(int bytes) {
+        return new BridgeSettings(host, tcpPort, bytes, sockjs, sockjsAllowedOrigins);
+    }
 
-  public BridgeSettings withSockjs(boolean enabled) {
-    return new BridgeSettings(host, tcpPort, maxFrameBytes, enabled, sockjsAllowedOrigins);
-  }
+    public BridgeSettings withSockjs(boolean enabled) {
+        return new BridgeSettings(host, tcpPort, maxFrameBytes, enabled, sockjsAllowedOrigins);
+    }
 }

@@ -12,141 +12,142 @@ import java.util.Set;
  * {@link #rejectUnknownKeys()} fails on anything no one read — a typo must not pass silently.
  */
 final class ConfigSection {
-  private final String path;
-  private final JsonObject json;
-  private final Set<String> read = new HashSet<>();
+    private final String path;
+    private final JsonObject json;
+    private final Set<String> read = new HashSet<>();
 
-  ConfigSection(String path, JsonObject json) {
-    this.path = path;
-    this.json = json == null ? new JsonObject() : json;
-  }
+    ConfigSection(String path, JsonObject json) {
+        this.path = path;
+        this.json = json == null ? new JsonObject() : json;
+    }
 
-  private String key(String name) {
-    return path.isEmpty() ? name : path + "." + name;
-  }
+    private String key(String name) {
+        return path.isEmpty() ? name : path + "." + name;
+    }
 
-  ConfigSection section(String name) {
-    read.add(name);
-    Object v = json.getValue(name);
-    if (v != null && !(v instanceof JsonObject)) {
-      throw new ConfigException("'" + key(name) + "' must be a mapping");
-    }
-    return new ConfigSection(key(name), (JsonObject) v);
-  }
-
-  String string(String name, String dflt) {
-    read.add(name);
-    Object v = json.getValue(name);
-    if (v == null) {
-      return dflt;
-    }
-    if (v instanceof String s) {
-      return s;
-    }
-    if (v instanceof Number || v instanceof Boolean) {
-      return v.toString();
-    }
-    throw new ConfigException("'" + key(name) + "' must be a string");
-  }
-
-  long integer(String name, long dflt, long min, long max) {
-    read.add(name);
-    Object v = json.getValue(name);
-    long value;
-    if (v == null) {
-      value = dflt;
-    } else if (v instanceof Number n && n.doubleValue() == n.longValue()) {
-      value = n.longValue();
-    } else if (v instanceof String s) {
-      try {
-        value = Long.parseLong(s.trim());
-      } catch (NumberFormatException e) {
-        throw new ConfigException("'" + key(name) + "' must be an integer, got '" + s + "'");
-      }
-    } else {
-      throw new ConfigException("'" + key(name) + "' must be an integer");
-    }
-    if (value < min || value > max) {
-      throw new ConfigException("'" + key(name) + "' must be between " + min + " and " + max + ", got " + value);
-    }
-    return value;
-  }
-
-  /** A boolean; from the environment it arrives as the string "true" or "false". */
-  boolean bool(String name, boolean dflt) {
-    read.add(name);
-    Object v = json.getValue(name);
-    if (v == null) {
-      return dflt;
-    }
-    if (v instanceof Boolean b) {
-      return b;
-    }
-    if (v instanceof String s && (s.trim().equalsIgnoreCase("true") || s.trim().equalsIgnoreCase("false"))) {
-      return Boolean.parseBoolean(s.trim());
-    }
-    throw new ConfigException("'" + key(name) + "' must be true or false, got " + v);
-  }
-
-  int integer(String name, int dflt, int min, int max) {
-    return (int) integer(name, (long) dflt, min, max);
-  }
-
-  List<String> strings(String name) {
-    read.add(name);
-    Object v = json.getValue(name);
-    List<String> out = new ArrayList<>();
-    if (v == null) {
-      return out;
-    }
-    if (v instanceof String s) {
-      for (String part : s.split(",")) {
-        if (!part.isBlank()) {
-          out.add(part.trim());
+    ConfigSection section(String name) {
+        read.add(name);
+        Object v = json.getValue(name);
+        if (v != null && !(v instanceof JsonObject)) {
+            throw new ConfigException("'" + key(name) + "' must be a mapping");
         }
-      }
-      return out;
+        return new ConfigSection(key(name), (JsonObject) v);
     }
-    if (!(v instanceof JsonArray array)) {
-      throw new ConfigException("'" + key(name) + "' must be a list of strings");
-    }
-    for (Object e : array) {
-      if (!(e instanceof String s)) {
-        throw new ConfigException("'" + key(name) + "' must be a list of strings");
-      }
-      out.add(s);
-    }
-    return out;
-  }
 
-  List<ConfigSection> sections(String name) {
-    read.add(name);
-    Object v = json.getValue(name);
-    List<ConfigSection> out = new ArrayList<>();
-    if (v == null) {
-      return out;
+    String string(String name, String dflt) {
+        read.add(name);
+        Object v = json.getValue(name);
+        if (v == null) {
+            return dflt;
+        }
+        if (v instanceof String s) {
+            return s;
+        }
+        if (v instanceof Number || v instanceof Boolean) {
+            return v.toString();
+        }
+        throw new ConfigException("'" + key(name) + "' must be a string");
     }
-    if (!(v instanceof JsonArray array)) {
-      throw new ConfigException("'" + key(name) + "' must be a list");
-    }
-    for (int i = 0; i < array.size(); i++) {
-      if (!(array.getValue(i) instanceof JsonObject o)) {
-        throw new ConfigException("'" + key(name) + "[" + i + "]' must be a mapping");
-      }
-      out.add(new ConfigSection(key(name) + "[" + i + "]", o));
-    }
-    return out;
-  }
 
-  boolean has(String name) {
-    return json.containsKey(name);
-  }
-
-  void rejectUnknownKeys() {
-    for (String k : json.fieldNames()) {
-      if (!read.contains(k)) {
-        throw new ConfigException("unknown configuration key '" + key(k) + "'");
-      }
+    long integer(String name, long dflt, long min, long max) {
+        read.add(name);
+        Object v = json.getValue(name);
+        long value;
+        if (v == null) {
+            value = dflt;
+        } else if (v instanceof Number n && n.doubleValue() == n.longValue()) {
+            value = n.longValue();
+        } else if (v instanceof String s) {
+            try {
+                value = Long.parseLong(s.trim());
+            } catch (NumberFormatException e) {
+                throw new ConfigException("'" + key(name) + "' must be an integer, got '" + s + "'");
+            }
+        } else {
+            throw new ConfigException("'" + key(name) + "' must be an integer");
+        }
+        if (value < min || value > max) {
+            throw new ConfigException("'" + key(name) + "' must be between " + min + " and " + max + ", got " + value);
+        }
+        return value;
     }
-  }
+
+    /** A boolean; from the environment it arrives as the string "true" or "false". */
+    boolean bool(String name, boolean dflt) {
+        read.add(name);
+        Object v = json.getValue(name);
+        if (v == null) {
+            return dflt;
+        }
+        if (v instanceof Boolean b) {
+            return b;
+        }
+        if (v instanceof String s
+                && (s.trim().equalsIgnoreCase("true") || s.trim().equalsIgnoreCase("false"))) {
+            return Boolean.parseBoolean(s.trim());
+        }
+        throw new ConfigException("'" + key(name) + "' must be true or false, got " + v);
+    }
+
+    int integer(String name, int dflt, int min, int max) {
+        return (int) integer(name, (long) dflt, min, max);
+    }
+
+    List<String> strings(String name) {
+        read.add(name);
+        Object v = json.getValue(name);
+        List<String> out = new ArrayList<>();
+        if (v == null) {
+            return out;
+        }
+        if (v instanceof String s) {
+            for (String part : s.split(",")) {
+                if (!part.isBlank()) {
+                    out.add(part.trim());
+                }
+            }
+            return out;
+        }
+        if (!(v instanceof JsonArray array)) {
+            throw new ConfigException("'" + key(name) + "' must be a list of strings");
+        }
+        for (Object e : array) {
+            if (!(e instanceof String s)) {
+                throw new ConfigException("'" + key(name) + "' must be a list of strings");
+            }
+            out.add(s);
+        }
+        return out;
+    }
+
+    List<ConfigSection> sections(String name) {
+        read.add(name);
+        Object v = json.getValue(name);
+        List<ConfigSection> out = new ArrayList<>();
+        if (v == null) {
+            return out;
+        }
+        if (!(v instanceof JsonArray array)) {
+            throw new ConfigException("'" + key(name) + "' must be a list");
+        }
+        for (int i = 0; i < array.size(); i++) {
+            if (!(array.getValue(i) instanceof JsonObject o)) {
+                throw new ConfigException("'" + key(name) + "[" + i + "]' must be a mapping");
+            }
+            out.add(new ConfigSection(key(name) + "[" + i + "]", o));
+        }
+        return out;
+    }
+
+    boolean has(String name) {
+        return json.containsKey(name);
+    }
+
+    void rejectUnknownKeys() {
+        for (String k : json.fieldNames()) {
+            if (!read.contains(k)) {
+                throw new ConfigException("unknown configuration key '" + key(k) + "'");
+            }
+        }
+    }
 }

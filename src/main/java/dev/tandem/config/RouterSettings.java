@@ -13,46 +13,89 @@ import java.util.List;
  * @param loadReportMs         how often a replica publishes its in-flight load to the others (it also
  *                             publishes right after changes); a report older than four of these is dropped
  */
-public record RouterSettings(long requestTimeoutMs, long prefillTimeoutMs, long decodeStartTimeoutMs,
-                             int defaultMaxTokens, int maxInFlight, int affinityIdleSeconds, int affinityMaxEntries,
-                             long decodeStallTimeoutMs, long loadReportMs, SchedulerSettings prefill, SchedulerSettings decode) {
+public record RouterSettings(
+        long requestTimeoutMs,
+        long prefillTimeoutMs,
+        long decodeStartTimeoutMs,
+        int defaultMaxTokens,
+        int maxInFlight,
+        int affinityIdleSeconds,
+        int affinityMaxEntries,
+        long decodeStallTimeoutMs,
+        long loadReportMs,
+        SchedulerSettings prefill,
+        SchedulerSettings decode) {
 
-  static RouterSettings read(ConfigSection s) {
-    RouterSettings r = new RouterSettings(
-        s.integer("request-timeout-ms", 120_000L, 100, 86_400_000L),
-        s.integer("prefill-timeout-ms", 30_000L, 100, 3_600_000L),
-        s.integer("decode-start-timeout-ms", 10_000L, 100, 3_600_000L),
-        s.integer("default-max-tokens", 16, 1, 1 << 20),
-        s.integer("max-in-flight", 1024, 1, 1 << 20),
-        s.integer("affinity-idle-seconds", 3600, 1, 30 * 86_400),
-        s.integer("affinity-max-entries", 100_000, 1, 100_000_000),
-        s.integer("decode-stall-timeout-ms", 30_000L, 100, 3_600_000L),
-        s.integer("load-report-ms", 250L, 10, 60_000),
-        SchedulerSettings.read(s.section("prefill-scheduling"), List.of("not-draining"),
-            List.of(new SchedulerSettings.WeightedPlugin("least-loaded", 1))),
-        SchedulerSettings.read(s.section("decode-scheduling"), List.of("not-draining"),
-            List.of(new SchedulerSettings.WeightedPlugin("session-affinity", 1))));
-    s.rejectUnknownKeys();
-    return r;
-  }
+    static RouterSettings read(ConfigSection s) {
+        RouterSettings r = new RouterSettings(
+                s.integer("request-timeout-ms", 120_000L, 100, 86_400_000L),
+                s.integer("prefill-timeout-ms", 30_000L, 100, 3_600_000L),
+                s.integer("decode-start-timeout-ms", 10_000L, 100, 3_600_000L),
+                s.integer("default-max-tokens", 16, 1, 1 << 20),
+                s.integer("max-in-flight", 1024, 1, 1 << 20),
+                s.integer("affinity-idle-seconds", 3600, 1, 30 * 86_400),
+                s.integer("affinity-max-entries", 100_000, 1, 100_000_000),
+                s.integer("decode-stall-timeout-ms", 30_000L, 100, 3_600_000L),
+                s.integer("load-report-ms", 250L, 10, 60_000),
+                SchedulerSettings.read(
+                        s.section("prefill-scheduling"),
+                        List.of("not-draining"),
+                        List.of(new SchedulerSettings.WeightedPlugin("least-loaded", 1))),
+                SchedulerSettings.read(
+                        s.section("decode-scheduling"),
+                        List.of("not-draining"),
+                        List.of(new SchedulerSettings.WeightedPlugin("session-affinity", 1))));
+        s.rejectUnknownKeys();
+        return r;
+    }
 
-  /** A replica's report is counted for this long after it arrived. */
-  public long loadReportTtlMs() {
-    return 4 * loadReportMs;
-  }
+    /** A replica's report is counted for this long after it arrived. */
+    public long loadReportTtlMs() {
+        return 4 * loadReportMs;
+    }
 
-  public RouterSettings withMaxInFlight(int max) {
-    return new RouterSettings(requestTimeoutMs, prefillTimeoutMs, decodeStartTimeoutMs, defaultMaxTokens, max, affinityIdleSeconds,
-        affinityMaxEntries, decodeStallTimeoutMs, loadReportMs, prefill, decode);
-  }
+    public RouterSettings withMaxInFlight(int max) {
+        return new RouterSettings(
+                requestTimeoutMs,
+                prefillTimeoutMs,
+                decodeStartTimeoutMs,
+                defaultMaxTokens,
+                max,
+                affinityIdleSeconds,
+                affinityMaxEntries,
+                decodeStallTimeoutMs,
+                loadReportMs,
+                prefill,
+                decode);
+    }
 
-  public RouterSettings withRequestTimeoutMs(long ms) {
-    return new RouterSettings(ms, prefillTimeoutMs, decodeStartTimeoutMs, defaultMaxTokens, maxInFlight, affinityIdleSeconds,
-        affinityMaxEntries, decodeStallTimeoutMs, loadReportMs, prefill, decode);
-  }
+    public RouterSettings withRequestTimeoutMs(long ms) {
+        return new RouterSettings(
+                ms,
+                prefillTimeoutMs,
+                decodeStartTimeoutMs,
+                defaultMaxTokens,
+                maxInFlight,
+                affinityIdleSeconds,
+                affinityMaxEntries,
+                decodeStallTimeoutMs,
+                loadReportMs,
+                prefill,
+                decode);
+    }
 
-  public RouterSettings withDecodeStallTimeoutMs(long ms) {
-    return new RouterSettings(requestTimeoutMs, prefillTimeoutMs, decodeStartTimeoutMs, defaultMaxTokens, maxInFlight, affinityIdleSeconds,
-        affinityMaxEntries, ms, loadReportMs, prefill, decode);
-  }
+    public RouterSettings withDecodeStallTimeoutMs(long ms) {
+        return new RouterSettings(
+                requestTimeoutMs,
+                prefillTimeoutMs,
+                decodeStartTimeoutMs,
+                defaultMaxTokens,
+                maxInFlight,
+                affinityIdleSeconds,
+                affinityMaxEntries,
+                ms,
+                loadReportMs,
+                prefill,
+                decode);
+    }
 }

@@ -9,68 +9,75 @@ import java.util.stream.Collectors;
  * The whole configuration, read once at start-up from {@code conf/tandem.yaml} (plus overrides) into
  * immutable records with defaults. Unknown keys fail start-up with their name.
  */
-public record TandemConfig(HttpSettings http, BridgeSettings bridge, WorkerBridgeSettings workerBridge,
-                           ClusterSettings cluster, ModelSettings model, WorkerSettings worker, RouterSettings router,
-                           EmbeddedSettings embedded) {
+public record TandemConfig(
+        HttpSettings http,
+        BridgeSettings bridge,
+        WorkerBridgeSettings workerBridge,
+        ClusterSettings cluster,
+        ModelSettings model,
+        WorkerSettings worker,
+        RouterSettings router,
+        EmbeddedSettings embedded) {
 
-  /** How many workers {@code tandem all} starts in its one JVM. */
-  public record EmbeddedSettings(int prefillWorkers, int decodeWorkers) {
-    static EmbeddedSettings read(ConfigSection s) {
-      EmbeddedSettings e = new EmbeddedSettings(s.integer("prefill-workers", 2, 1, 64), s.integer("decode-workers", 2, 1, 64));
-      s.rejectUnknownKeys();
-      return e;
+    /** How many workers {@code tandem all} starts in its one JVM. */
+    public record EmbeddedSettings(int prefillWorkers, int decodeWorkers) {
+        static EmbeddedSettings read(ConfigSection s) {
+            EmbeddedSettings e =
+                    new EmbeddedSettings(s.integer("prefill-workers", 2, 1, 64), s.integer("decode-workers", 2, 1, 64));
+            s.rejectUnknownKeys();
+            return e;
+        }
     }
-  }
 
-  /** The configuration's sections: each record component reads the section of its name, in kebab case. */
-  static final Set<String> SECTIONS = Arrays.stream(TandemConfig.class.getRecordComponents())
-      .map(c -> c.getName().replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT))
-      .collect(Collectors.toUnmodifiableSet());
+    /** The configuration's sections: each record component reads the section of its name, in kebab case. */
+    static final Set<String> SECTIONS = Arrays.stream(TandemConfig.class.getRecordComponents())
+            .map(c -> c.getName().replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT))
+            .collect(Collectors.toUnmodifiableSet());
 
-  public static TandemConfig fromJson(JsonObject json) {
-    ConfigSection root = new ConfigSection("", json);
-    TandemConfig config = new TandemConfig(
-        HttpSettings.read(root.section("http")),
-        BridgeSettings.read(root.section("bridge")),
-        WorkerBridgeSettings.read(root.section("worker-bridge")),
-        ClusterSettings.read(root.section("cluster")),
-        ModelSettings.read(root.section("model")),
-        WorkerSettings.read(root.section("worker")),
-        RouterSettings.read(root.section("router")),
-        EmbeddedSettings.read(root.section("embedded")));
-    root.rejectUnknownKeys();
-    return config;
-  }
+    public static TandemConfig fromJson(JsonObject json) {
+        ConfigSection root = new ConfigSection("", json);
+        TandemConfig config = new TandemConfig(
+                HttpSettings.read(root.section("http")),
+                BridgeSettings.read(root.section("bridge")),
+                WorkerBridgeSettings.read(root.section("worker-bridge")),
+                ClusterSettings.read(root.section("cluster")),
+                ModelSettings.read(root.section("model")),
+                WorkerSettings.read(root.section("worker")),
+                RouterSettings.read(root.section("router")),
+                EmbeddedSettings.read(root.section("embedded")));
+        root.rejectUnknownKeys();
+        return config;
+    }
 
-  public static TandemConfig defaults() {
-    return fromJson(new JsonObject());
-  }
+    public static TandemConfig defaults() {
+        return fromJson(new JsonObject());
+    }
 
-  public TandemConfig withHttp(HttpSettings http) {
-    return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
-  }
+    public TandemConfig withHttp(HttpSettings http) {
+        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
+    }
 
-  public TandemConfig withBridge(BridgeSettings bridge) {
-    return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
-  }
+    public TandemConfig withBridge(BridgeSettings bridge) {
+        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
+    }
 
-  public TandemConfig withWorkerBridge(WorkerBridgeSettings workerBridge) {
-    return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
-  }
+    public TandemConfig withWorkerBridge(WorkerBridgeSettings workerBridge) {
+        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
+    }
 
-  public TandemConfig withCluster(ClusterSettings cluster) {
-    return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
-  }
+    public TandemConfig withCluster(ClusterSettings cluster) {
+        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
+    }
 
-  public TandemConfig withModel(ModelSettings model) {
-    return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
-  }
+    public TandemConfig withModel(ModelSettings model) {
+        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
+    }
 
-  public TandemConfig withWorker(WorkerSettings worker) {
-    return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
-  }
+    public TandemConfig withWorker(WorkerSettings worker) {
+        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
+    }
 
-  public TandemConfig withRouter(RouterSettings router) {
-    return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
-  }
+    public TandemConfig withRouter(RouterSettings router) {
+        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
+    }
 }

@@ -12,22 +12,22 @@ package dev.tandem.config;
  */
 public record WorkerBridgeSettings(String host, int tcpPort, int maxFrameBytes, String token, long replyTimeoutMs) {
 
-  static WorkerBridgeSettings read(ConfigSection s) {
-    WorkerBridgeSettings b = new WorkerBridgeSettings(
-        s.string("host", "127.0.0.1"),
-        (int) s.integer("tcp-port", -1, -1, 65535),
-        (int) s.integer("max-frame-bytes", 4 << 20, 1024, 1 << 30),
-        s.string("token", ""),
-        s.integer("reply-timeout-ms", 60_000, 100, 3_600_000));
-    s.rejectUnknownKeys();
-    return b;
-  }
+    static WorkerBridgeSettings read(ConfigSection s) {
+        WorkerBridgeSettings b = new WorkerBridgeSettings(
+                s.string("host", "127.0.0.1"),
+                (int) s.integer("tcp-port", -1, -1, 65535),
+                (int) s.integer("max-frame-bytes", 4 << 20, 1024, 1 << 30),
+                s.string("token", ""),
+                s.integer("reply-timeout-ms", 60_000, 100, 3_600_000));
+        s.rejectUnknownKeys();
+        return b;
+    }
 
-  public boolean enabled() {
-    return tcpPort >= 0;
-  }
+    public boolean enabled() {
+        return tcpPort >= 0;
+    }
 
-  public WorkerBridgeSettings withTcpPort(int port) {
-    return new WorkerBridgeSettings(host, port, maxFrameBytes, token, replyTimeoutMs);
-  }
+    public WorkerBridgeSettings withTcpPort(int port) {
+        return new WorkerBridgeSettings(host, port, maxFrameBytes, token, replyTimeoutMs);
+    }
 }

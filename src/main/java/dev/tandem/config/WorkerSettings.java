@@ -16,59 +16,134 @@ package dev.tandem.config;
  * @param httpPort               port of a worker node's health and metrics server; -1 = none (so several
  *                               workers can share a machine), 0 = any free port
  */
-public record WorkerSettings(int kvBlockSize, long maxKvTransferBytes, int kvChunkBytes, long kvParkTimeoutMs,
-                             int maxBatch, int prefillConcurrency, long heartbeatMs, long registryTtlMs,
-                             long kvCapacityBytes, int maxQueuedPrefillTokens, int maxWaitingSequences,
-                             int httpPort) {
+public record WorkerSettings(
+        int kvBlockSize,
+        long maxKvTransferBytes,
+        int kvChunkBytes,
+        long kvParkTimeoutMs,
+        int maxBatch,
+        int prefillConcurrency,
+        long heartbeatMs,
+        long registryTtlMs,
+        long kvCapacityBytes,
+        int maxQueuedPrefillTokens,
+        int maxWaitingSequences,
+        int httpPort) {
 
-  static WorkerSettings read(ConfigSection s) {
-    WorkerSettings w = new WorkerSettings(
-        s.integer("kv-block-size", 16, 1, 4096),
-        s.integer("max-kv-transfer-bytes", 256L << 20, 1024, 1L << 40),
-        s.integer("kv-chunk-bytes", 256 << 10, 4096, 64 << 20),
-        s.integer("kv-park-timeout-ms", 10_000L, 10, 3_600_000),
-        s.integer("max-batch", 64, 1, 4096),
-        s.integer("prefill-concurrency", 1, 1, 64),
-        s.integer("heartbeat-ms", 250L, 10, 60_000),
-        s.integer("registry-ttl-ms", 3_000L, 100, 600_000),
-        s.integer("kv-capacity-bytes", 4L << 30, 0, 1L << 44),
-        s.integer("max-queued-prefill-tokens", 65_536, 1, 1 << 30),
-        s.integer("max-waiting-sequences", 64, 0, 1 << 20),
-        s.integer("http-port", -1, -1, 65535));
-    s.rejectUnknownKeys();
-    if (w.registryTtlMs < 2 * w.heartbeatMs) {
-      throw new ConfigException("'worker.registry-ttl-ms' must be at least twice 'worker.heartbeat-ms'");
+    static WorkerSettings read(ConfigSection s) {
+        WorkerSettings w = new WorkerSettings(
+                s.integer("kv-block-size", 16, 1, 4096),
+                s.integer("max-kv-transfer-bytes", 256L << 20, 1024, 1L << 40),
+                s.integer("kv-chunk-bytes", 256 << 10, 4096, 64 << 20),
+                s.integer("kv-park-timeout-ms", 10_000L, 10, 3_600_000),
+                s.integer("max-batch", 64, 1, 4096),
+                s.integer("prefill-concurrency", 1, 1, 64),
+                s.integer("heartbeat-ms", 250L, 10, 60_000),
+                s.integer("registry-ttl-ms", 3_000L, 100, 600_000),
+                s.integer("kv-capacity-bytes", 4L << 30, 0, 1L << 44),
+                s.integer("max-queued-prefill-tokens", 65_536, 1, 1 << 30),
+                s.integer("max-waiting-sequences", 64, 0, 1 << 20),
+                s.integer("http-port", -1, -1, 65535));
+        s.rejectUnknownKeys();
+        if (w.registryTtlMs < 2 * w.heartbeatMs) {
+            throw new ConfigException("'worker.registry-ttl-ms' must be at least twice 'worker.heartbeat-ms'");
+        }
+        return w;
     }
-    return w;
-  }
 
-  public WorkerSettings withMaxKvTransferBytes(long bytes) {
-    return new WorkerSettings(kvBlockSize, bytes, kvChunkBytes, kvParkTimeoutMs, maxBatch, prefillConcurrency,
-        heartbeatMs, registryTtlMs, kvCapacityBytes, maxQueuedPrefillTokens, maxWaitingSequences, httpPort);
-  }
+    public WorkerSettings withMaxKvTransferBytes(long bytes) {
+        return new WorkerSettings(
+                kvBlockSize,
+                bytes,
+                kvChunkBytes,
+                kvParkTimeoutMs,
+                maxBatch,
+                prefillConcurrency,
+                heartbeatMs,
+                registryTtlMs,
+                kvCapacityBytes,
+                maxQueuedPrefillTokens,
+                maxWaitingSequences,
+                httpPort);
+    }
 
-  public WorkerSettings withKvParkTimeoutMs(long ms) {
-    return new WorkerSettings(kvBlockSize, maxKvTransferBytes, kvChunkBytes, ms, maxBatch, prefillConcurrency,
-        heartbeatMs, registryTtlMs, kvCapacityBytes, maxQueuedPrefillTokens, maxWaitingSequences, httpPort);
-  }
+    public WorkerSettings withKvParkTimeoutMs(long ms) {
+        return new WorkerSettings(
+                kvBlockSize,
+                maxKvTransferBytes,
+                kvChunkBytes,
+                ms,
+                maxBatch,
+                prefillConcurrency,
+                heartbeatMs,
+                registryTtlMs,
+                kvCapacityBytes,
+                maxQueuedPrefillTokens,
+                maxWaitingSequences,
+                httpPort);
+    }
 
-  public WorkerSettings withKvCapacityBytes(long bytes) {
-    return new WorkerSettings(kvBlockSize, maxKvTransferBytes, kvChunkBytes, kvParkTimeoutMs, maxBatch, prefillConcurrency,
-        heartbeatMs, registryTtlMs, bytes, maxQueuedPrefillTokens, maxWaitingSequences, httpPort);
-  }
+    public WorkerSettings withKvCapacityBytes(long bytes) {
+        return new WorkerSettings(
+                kvBlockSize,
+                maxKvTransferBytes,
+                kvChunkBytes,
+                kvParkTimeoutMs,
+                maxBatch,
+                prefillConcurrency,
+                heartbeatMs,
+                registryTtlMs,
+                bytes,
+                maxQueuedPrefillTokens,
+                maxWaitingSequences,
+                httpPort);
+    }
 
-  public WorkerSettings withQueueLimits(int maxBatch, int maxWaitingSequences, int maxQueuedPrefillTokens) {
-    return new WorkerSettings(kvBlockSize, maxKvTransferBytes, kvChunkBytes, kvParkTimeoutMs, maxBatch, prefillConcurrency,
-        heartbeatMs, registryTtlMs, kvCapacityBytes, maxQueuedPrefillTokens, maxWaitingSequences, httpPort);
-  }
+    public WorkerSettings withQueueLimits(int maxBatch, int maxWaitingSequences, int maxQueuedPrefillTokens) {
+        return new WorkerSettings(
+                kvBlockSize,
+                maxKvTransferBytes,
+                kvChunkBytes,
+                kvParkTimeoutMs,
+                maxBatch,
+                prefillConcurrency,
+                heartbeatMs,
+                registryTtlMs,
+                kvCapacityBytes,
+                maxQueuedPrefillTokens,
+                maxWaitingSequences,
+                httpPort);
+    }
 
-  public WorkerSettings withHttpPort(int port) {
-    return new WorkerSettings(kvBlockSize, maxKvTransferBytes, kvChunkBytes, kvParkTimeoutMs, maxBatch, prefillConcurrency,
-        heartbeatMs, registryTtlMs, kvCapacityBytes, maxQueuedPrefillTokens, maxWaitingSequences, port);
-  }
+    public WorkerSettings withHttpPort(int port) {
+        return new WorkerSettings(
+                kvBlockSize,
+                maxKvTransferBytes,
+                kvChunkBytes,
+                kvParkTimeoutMs,
+                maxBatch,
+                prefillConcurrency,
+                heartbeatMs,
+                registryTtlMs,
+                kvCapacityBytes,
+                maxQueuedPrefillTokens,
+                maxWaitingSequences,
+                port);
+    }
 
-  public WorkerSettings withHeartbeat(long heartbeatMs, long registryTtlMs) {
-    return new WorkerSettings(kvBlockSize, maxKvTransferBytes, kvChunkBytes, kvParkTimeoutMs, maxBatch, prefillConcurrency,
-        heartbeatMs, registryTtlMs, kvCapacityBytes, maxQueuedPrefillTokens, maxWaitingSequences, httpPort);
-  }
+    public WorkerSettings withHeartbeat(long heartbeatMs, long registryTtlMs) {
+        return new WorkerSettings(
+                kvBlockSize,
+                maxKvTransferBytes,
+                kvChunkBytes,
+                kvParkTimeoutMs,
+                maxBatch,
+                prefillConcurrency,
+                heartbeatMs,
+                registryTtlMs,
+                kvCapacityBytes,
+                maxQueuedPrefillTokens,
+                maxWaitingSequences,
+                httpPort);
+    }
 }

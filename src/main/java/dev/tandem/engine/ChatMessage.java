@@ -1,5 +1,4 @@
 package dev.tandem.engine;
 
 /** One turn of a chat: a role (system, user, assistant, …) and its text. */
-public record ChatMessage(String role, String content) {
-}
+public record ChatMessage(String role, String content) {}

@@ -8,61 +8,65 @@ import java.util.List;
  */
 public interface ChatTemplate {
 
-  String name();
+    String name();
 
-  /** The prompt for the assistant's next turn. */
-  String render(List<ChatMessage> messages);
+    /** The prompt for the assistant's next turn. */
+    String render(List<ChatMessage> messages);
 
-  /**
-   * Tandem's default, for models without a template of their own (the built-in model): each turn
-   * as {@code <|role|>\n} + content + {@code \n}, then {@code <|assistant|>\n} for the reply.
-   */
-  ChatTemplate ROLE_TAGS = new ChatTemplate() {
-    @Override
-    public String name() {
-      return "role-tags";
-    }
-
-    @Override
-    public String render(List<ChatMessage> messages) {
-      StringBuilder sb = new StringBuilder();
-      for (ChatMessage m : messages) {
-        sb.append("<|").append(m.role()).append("|>\n").append(m.content()).append('\n');
-      }
-      return sb.append("<|assistant|>\n").toString();
-    }
-  };
-
-  /**
-   * Llama 2's chat format: {@code [INST] <<SYS>>\nsystem\n<</SYS>>\n\nuser [/INST] assistant} …
-   * (BOS is added by the tokenizer; earlier turns are closed with {@code </s><s>} as text).
-   */
-  ChatTemplate LLAMA2 = new ChatTemplate() {
-    @Override
-    public String name() {
-      return "llama2";
-    }
-
-    @Override
-    public String render(List<ChatMessage> messages) {
-      StringBuilder sb = new StringBuilder();
-      String system = null;
-      boolean first = true;
-      for (ChatMessage m : messages) {
-        switch (m.role()) {
-          case "system", "developer" -> system = system == null ? m.content() : system + "\n" + m.content();
-          case "assistant" -> sb.append(' ').append(m.content()).append(" </s><s>");
-          default -> {
-            sb.append("[INST] ");
-            if (first && system != null) {
-              sb.append("<<SYS>>\n").append(system).append("\n<</SYS>>\n\n");
-            }
-            sb.append(m.content().strip()).append(" [/INST]");
-            first = false;
-          }
+    /**
+     * Tandem's default, for models without a template of their own (the built-in model): each turn
+     * as {@code <|role|>\n} + content + {@code \n}, then {@code <|assistant|>\n} for the reply.
+     */
+    ChatTemplate ROLE_TAGS = new ChatTemplate() {
+        @Override
+        public String name() {
+            return "role-tags";
         }
-      }
-      return sb.toString();
-    }
-  };
+
+        @Override
+        public String render(List<ChatMessage> messages) {
+            StringBuilder sb = new StringBuilder();
+            for (ChatMessage m : messages) {
+                sb.append("<|")
+                        .append(m.role())
+                        .append("|>\n")
+                        .append(m.content())
+                        .append('\n');
+            }
+            return sb.append("<|assistant|>\n").toString();
+        }
+    };
+
+    /**
+     * Llama 2's chat format: {@code [INST] <<SYS>>\nsystem\n<</SYS>>\n\nuser [/INST] assistant} …
+     * (BOS is added by the tokenizer; earlier turns are closed with {@code </s><s>} as text).
+     */
+    ChatTemplate LLAMA2 = new ChatTemplate() {
+        @Override
+        public String name() {
+            return "llama2";
+        }
+
+        @Override
+        public String render(List<ChatMessage> messages) {
+            StringBuilder sb = new StringBuilder();
+            String system = null;
+            boolean first = true;
+            for (ChatMessage m : messages) {
+                switch (m.role()) {
+                    case "system", "developer" -> system = system == null ? m.content() : system + "\n" + m.content();
+                    case "assistant" -> sb.append(' ').append(m.content()).append(" </s><s>");
+                    default -> {
+                        sb.append("[INST] ");
+                        if (first && system != null) {
+                            sb.append("<<SYS>>\n").append(system).append("\n<</SYS>>\n\n");
+                        }
+                        sb.append(m.content().strip()).append(" [/INST]");
+                        first = false;
+                    }
+                }
+            }
+            return sb.toString();
+        }
+    };
 }

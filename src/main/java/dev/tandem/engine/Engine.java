@@ -12,40 +12,40 @@ import java.util.function.BooleanSupplier;
  */
 public interface Engine {
 
-  ModelInfo info();
+    ModelInfo info();
 
-  Tokenizer tokenizer();
+    Tokenizer tokenizer();
 
-  /** How chat messages become this model's prompt. */
-  default ChatTemplate chatTemplate() {
-    return ChatTemplate.ROLE_TAGS;
-  }
+    /** How chat messages become this model's prompt. */
+    default ChatTemplate chatTemplate() {
+        return ChatTemplate.ROLE_TAGS;
+    }
 
-  /** KV block size in tokens this engine was built with. */
-  KvLayout kvLayout();
+    /** KV block size in tokens this engine was built with. */
+    KvLayout kvLayout();
 
-  /** An empty cache with this engine's layout. */
-  default KvCache newCache() {
-    return new KvCache(kvLayout());
-  }
+    /** An empty cache with this engine's layout. */
+    default KvCache newCache() {
+        return new KvCache(kvLayout());
+    }
 
-  /**
-   * Feeds {@code tokens} at positions {@code cache.length()} onwards, storing their K/V in the
-   * cache, and returns the logits after the last one.
-   *
-   * @param cancelled checked often (the reference engine: between layers and chunks of positions);
-   *                  when it turns true the call throws {@link java.util.concurrent.CancellationException}
-   *                  and the cache is left partial
-   * @throws IllegalArgumentException for no tokens, a token outside the vocabulary, positions past the
-   *                                  context, or a cache of another layout
-   */
-  float[] prefill(KvCache cache, int[] tokens, BooleanSupplier cancelled);
+    /**
+     * Feeds {@code tokens} at positions {@code cache.length()} onwards, storing their K/V in the
+     * cache, and returns the logits after the last one.
+     *
+     * @param cancelled checked often (the reference engine: between layers and chunks of positions);
+     *                  when it turns true the call throws {@link java.util.concurrent.CancellationException}
+     *                  and the cache is left partial
+     * @throws IllegalArgumentException for no tokens, a token outside the vocabulary, positions past the
+     *                                  context, or a cache of another layout
+     */
+    float[] prefill(KvCache cache, int[] tokens, BooleanSupplier cancelled);
 
-  /**
-   * One decode step for a batch: sequence i takes {@code tokens[i]} at position
-   * {@code caches.get(i).length()}. Returns the logits of every sequence, in order. The logits of a
-   * sequence are bit-identical to feeding it alone: batching never changes the math. An empty batch
-   * returns an empty array; one cache twice in a batch is an {@link IllegalArgumentException}.
-   */
-  float[][] decodeStep(List<KvCache> caches, int[] tokens);
+    /**
+     * One decode step for a batch: sequence i takes {@code tokens[i]} at position
+     * {@code caches.get(i).length()}. Returns the logits of every sequence, in order. The logits of a
+     * sequence are bit-identical to feeding it alone: batching never changes the math. An empty batch
+     * returns an empty array; one cache twice in a batch is an {@link IllegalArgumentException}.
+     */
+    float[][] decodeStep(List<KvCache> caches, int[] tokens);
 }

@@ -11,53 +11,53 @@ import java.util.function.BooleanSupplier;
  * (killing a worker mid-stream) and capacity planning — and its tokens stay exact.
  */
 public final class PacedEngine extends ForwardingEngine {
-  private final long decodeStepMicros;
-  private final long prefillMicrosPerToken;
+    private final long decodeStepMicros;
+    private final long prefillMicrosPerToken;
 
-  public PacedEngine(Engine delegate, long decodeStepMillis) {
-    this(delegate, decodeStepMillis * 1000, 0);
-  }
-
-  public PacedEngine(Engine delegate, long decodeStepMicros, long prefillMicrosPerToken) {
-    super(delegate);
-    this.decodeStepMicros = decodeStepMicros;
-    this.prefillMicrosPerToken = prefillMicrosPerToken;
-  }
-
-  @Override
-  public float[] prefill(KvCache cache, int[] tokens, BooleanSupplier cancelled) {
-    long until = System.nanoTime() + prefillMicrosPerToken * 1000 * tokens.length;
-    float[] logits = delegate.prefill(cache, tokens, cancelled);
-    // Waits in slices so that a cancel is honoured as promptly as the real compute would honour it.
-    while (System.nanoTime() < until) {
-      if (cancelled.getAsBoolean()) {
-        throw new CancellationException("prefill cancelled");
-      }
-      sleepMicros(Math.min(5_000, (until - System.nanoTime()) / 1000));
+    public PacedEngine(Engine delegate, long decodeStepMillis) {
+        this(delegate, decodeStepMillis * 1000, 0);
     }
-    return logits;
-  }
 
-  @Override
-  public float[][] decodeStep(List<KvCache> caches, int[] tokens) {
-    long until = System.nanoTime() + decodeStepMicros * 1000;
-    float[][] logits = delegate.decodeStep(caches, tokens);
-    long left = (until - System.nanoTime()) / 1000;
-    if (left > 0) {
-      sleepMicros(left);
+    public PacedEngine(Engine delegate, long decodeStepMicros, long prefillMicrosPerToken) {
+        super(delegate);
+        this.decodeStepMicros = decodeStepMicros;
+        this.prefillMicrosPerToken = prefillMicrosPerToken;
     }
-    return logits;
-  }
 
-  private static void sleepMicros(long micros) {
-    if (micros <= 0) {
-      return;
+    @Override
+    public float[] prefill(KvCache cache, int[] tokens, BooleanSupplier cancelled) {
+        long until = System.nanoTime() + prefillMicrosPerToken * 1000 * tokens.length;
+        float[] logits = delegate.prefill(cache, tokens, cancelled);
+        // Waits in slices so that a cancel is honoured as promptly as the real compute would honour it.
+        while (System.nanoTime() < until) {
+            if (cancelled.getAsBoolean()) {
+                throw new CancellationException("prefill cancelled");
+            }
+            sleepMicros(Math.min(5_000, (until - System.nanoTime()) / 1000));
+        }
+        return logits;
     }
-    try {
-      Thread.sleep(micros / 1000, (int) (micros % 1000) * 1000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new CancellationException("interrupted");
+
+    @Override
+    public float[][] decodeStep(List<KvCache> caches, int[] tokens) {
+        long until = System.nanoTime() + decodeStepMicros * 1000;
+        float[][] logits = delegate.decodeStep(caches, tokens);
+        long left = (until - System.nanoTime()) / 1000;
+        if (left > 0) {
+            sleepMicros(left);
+        }
+        return logits;
     }
-  }
+
+    private static void sleepMicros(long micros) {
+        if (micros <= 0) {
+            return;
+        }
+        try {
+            Thread.sleep(micros / 1000, (int) (micros % 1000) * 1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CancellationException("interrupted");
+        }
+    }
 }

@@ -6,17 +6,17 @@ package dev.tandem.engine;
  */
 public record SamplingParams(double temperature, double topP, int topK, long seed) {
 
-  public static final SamplingParams GREEDY = new SamplingParams(0.0, 1.0, 0, 0L);
+    public static final SamplingParams GREEDY = new SamplingParams(0.0, 1.0, 0, 0L);
 
-  public SamplingParams {
-    if (!(temperature >= 0) || Double.isInfinite(temperature)) {
-      throw new IllegalArgumentException("temperature must be a finite number >= 0");
+    public SamplingParams {
+        if (!(temperature >= 0) || Double.isInfinite(temperature)) {
+            throw new IllegalArgumentException("temperature must be a finite number >= 0");
+        }
+        if (!(topP > 0 && topP <= 1)) {
+            throw new IllegalArgumentException("top_p must be in (0, 1]");
+        }
+        if (topK < 0) {
+            throw new IllegalArgumentException("top_k must be >= 0");
+        }
     }
-    if (!(topP > 0 && topP <= 1)) {
-      throw new IllegalArgumentException("top_p must be in (0, 1]");
-    }
-    if (topK < 0) {
-      throw new IllegalArgumentException("top_k must be >= 0");
-    }
-  }
 }

@@ -3,24 +3,24 @@ package dev.tandem.engine;
 /** Text ↔ token ids for one model. Implementations are immutable and thread-safe. */
 public interface Tokenizer {
 
-  int vocabSize();
+    int vocabSize();
 
-  int bos();
+    int bos();
 
-  int eos();
+    int eos();
 
-  /** Encodes text; {@code addBos} puts the BOS token first (as a prompt gets). */
-  int[] encode(String text, boolean addBos);
+    /** Encodes text; {@code addBos} puts the BOS token first (as a prompt gets). */
+    int[] encode(String text, boolean addBos);
 
-  /**
-   * The bytes a token contributes to the output text, given the token before it (llama2.c drops the
-   * leading space of the first piece after BOS). Special tokens contribute no bytes.
-   */
-  byte[] decode(int previousToken, int token);
+    /**
+     * The bytes a token contributes to the output text, given the token before it (llama2.c drops the
+     * leading space of the first piece after BOS). Special tokens contribute no bytes.
+     */
+    byte[] decode(int previousToken, int token);
 
-  /** The most bytes of text one token stands for: bounds how many tokens a text can need, before encoding it. */
-  int maxTokenBytes();
+    /** The most bytes of text one token stands for: bounds how many tokens a text can need, before encoding it. */
+    int maxTokenBytes();
 
-  /** True for tokens that end a generated sequence. */
-  boolean isEndOfSequence(int token);
+    /** True for tokens that end a generated sequence. */
+    boolean isEndOfSequence(int token);
 }

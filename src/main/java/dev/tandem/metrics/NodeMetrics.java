@@ -25,46 +25,52 @@ import java.util.UUID;
  * mix their numbers. Served at {@code GET /metrics}.
  */
 public final class NodeMetrics {
-  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-  private final JvmGcMetrics gc = new JvmGcMetrics();
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final JvmGcMetrics gc = new JvmGcMetrics();
 
-  public NodeMetrics() {
-    new ClassLoaderMetrics().bindTo(registry);
-    new JvmMemoryMetrics().bindTo(registry);
-    gc.bindTo(registry);
-    new JvmThreadMetrics().bindTo(registry);
-    new ProcessorMetrics().bindTo(registry);
-    new UptimeMetrics().bindTo(registry);
-  }
+    public NodeMetrics() {
+        new ClassLoaderMetrics().bindTo(registry);
+        new JvmMemoryMetrics().bindTo(registry);
+        gc.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+    }
 
-  public PrometheusMeterRegistry registry() {
-    return registry;
-  }
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
 
-  /** Vert.x's metrics SPI bound to this registry. */
-  public VertxMetricsFactory vertxMetricsFactory() {
-    return new MicrometerMetricsFactory(registry);
-  }
+    /** Vert.x's metrics SPI bound to this registry. */
+    public VertxMetricsFactory vertxMetricsFactory() {
+        return new MicrometerMetricsFactory(registry);
+    }
 
-  /**
-   * Vert.x metrics on, with labels of bounded cardinality only: no event-bus address (reply
-   * addresses are per message) and no raw HTTP path (client-chosen; the route template is kept).
-   */
-  public MicrometerMetricsOptions vertxMetricsOptions() {
-    return new MicrometerMetricsOptions()
-        .setEnabled(true)
-        .setRegistryName("tandem-" + UUID.randomUUID())
-        .setLabels(EnumSet.of(Label.HTTP_ROUTE, Label.HTTP_METHOD, Label.HTTP_CODE, Label.EB_SIDE, Label.EB_FAILURE,
-            Label.POOL_TYPE, Label.POOL_NAME))
-        .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true));
-  }
+    /**
+     * Vert.x metrics on, with labels of bounded cardinality only: no event-bus address (reply
+     * addresses are per message) and no raw HTTP path (client-chosen; the route template is kept).
+     */
+    public MicrometerMetricsOptions vertxMetricsOptions() {
+        return new MicrometerMetricsOptions()
+                .setEnabled(true)
+                .setRegistryName("tandem-" + UUID.randomUUID())
+                .setLabels(EnumSet.of(
+                        Label.HTTP_ROUTE,
+                        Label.HTTP_METHOD,
+                        Label.HTTP_CODE,
+                        Label.EB_SIDE,
+                        Label.EB_FAILURE,
+                        Label.POOL_TYPE,
+                        Label.POOL_NAME))
+                .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true));
+    }
 
-  public Handler<RoutingContext> scrapeHandler() {
-    return PrometheusScrapingHandler.create(registry);
-  }
+    public Handler<RoutingContext> scrapeHandler() {
+        return PrometheusScrapingHandler.create(registry);
+    }
 
-  public void close() {
-    gc.close();
-    registry.close();
-  }
+    public void close() {
+        gc.close();
+        registry.close();
+    }
 }

@@ -15,113 +15,137 @@ import java.util.function.IntSupplier;
  * request id, session key or prompt ever becomes a label.
  */
 public final class RouterMetrics {
-  /** How a request ended, for {@code tandem_requests_total{outcome}}. */
-  public enum Outcome {
-    OK("ok"), FAILED_OVER("failed_over"), CLIENT_ERROR("client_error"), CANCELLED("cancelled"),
-    TIMEOUT("timeout"), ERROR("error"), REJECTED("rejected");
+    /** How a request ended, for {@code tandem_requests_total{outcome}}. */
+    public enum Outcome {
+        OK("ok"),
+        FAILED_OVER("failed_over"),
+        CLIENT_ERROR("client_error"),
+        CANCELLED("cancelled"),
+        TIMEOUT("timeout"),
+        ERROR("error"),
+        REJECTED("rejected");
 
-    final String label;
+        final String label;
 
-    Outcome(String label) {
-      this.label = label;
+        Outcome(String label) {
+            this.label = label;
+        }
     }
-  }
 
-  private final MeterRegistry registry;
-  private final Timer ttft;
-  private final Timer itl;
-  private final Timer e2e;
-  private final Timer queue;
-  private final Counter promptTokens;
-  private final Counter generatedTokens;
-  private final Counter affinityHits;
-  private final Counter affinityMisses;
-  private final Counter retries;
-  private final Counter failovers;
-  private final Map<Outcome, Counter> outcomes = new ConcurrentHashMap<>();
+    private final MeterRegistry registry;
+    private final Timer ttft;
+    private final Timer itl;
+    private final Timer e2e;
+    private final Timer queue;
+    private final Counter promptTokens;
+    private final Counter generatedTokens;
+    private final Counter affinityHits;
+    private final Counter affinityMisses;
+    private final Counter retries;
+    private final Counter failovers;
+    private final Map<Outcome, Counter> outcomes = new ConcurrentHashMap<>();
 
-  public RouterMetrics(MeterRegistry registry) {
-    this.registry = registry;
-    ttft = timer("tandem.request.ttft", "time from admission to the first token", Buckets.TTFT);
-    itl = timer("tandem.request.itl", "time between consecutive tokens of a stream", Buckets.ITL);
-    e2e = timer("tandem.request.e2e", "time from admission to the last token", Buckets.E2E);
-    queue = timer("tandem.request.queue", "time from admission until prefill is dispatched (id, affinity, scheduling)",
-        Buckets.STAGE);
-    promptTokens = Counter.builder("tandem.prompt.tokens").description("prompt tokens of admitted requests")
-        .register(registry);
-    generatedTokens = Counter.builder("tandem.generated.tokens").description("tokens delivered to clients")
-        .register(registry);
-    affinityHits = Counter.builder("tandem.affinity").tag("result", "hit")
-        .description("session requests sent to the decode worker that holds their session").register(registry);
-    affinityMisses = Counter.builder("tandem.affinity").tag("result", "miss")
-        .description("session requests sent to the decode worker that holds their session").register(registry);
-    retries = Counter.builder("tandem.request.retries").description("dispatches after the first (retries and failovers)")
-        .register(registry);
-    failovers = Counter.builder("tandem.request.failovers")
-        .description("streams moved to another decode worker after tokens were sent").register(registry);
-    for (Outcome o : Outcome.values()) {
-      outcomes.put(o, Counter.builder("tandem.requests").tag("outcome", o.label)
-          .description("requests by how they ended").register(registry));
+    public RouterMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        ttft = timer("tandem.request.ttft", "time from admission to the first token", Buckets.TTFT);
+        itl = timer("tandem.request.itl", "time between consecutive tokens of a stream", Buckets.ITL);
+        e2e = timer("tandem.request.e2e", "time from admission to the last token", Buckets.E2E);
+        queue = timer(
+                "tandem.request.queue",
+                "time from admission until prefill is dispatched (id, affinity, scheduling)",
+                Buckets.STAGE);
+        promptTokens = Counter.builder("tandem.prompt.tokens")
+                .description("prompt tokens of admitted requests")
+                .register(registry);
+        generatedTokens = Counter.builder("tandem.generated.tokens")
+                .description("tokens delivered to clients")
+                .register(registry);
+        affinityHits = Counter.builder("tandem.affinity")
+                .tag("result", "hit")
+                .description("session requests sent to the decode worker that holds their session")
+                .register(registry);
+        affinityMisses = Counter.builder("tandem.affinity")
+                .tag("result", "miss")
+                .description("session requests sent to the decode worker that holds their session")
+                .register(registry);
+        retries = Counter.builder("tandem.request.retries")
+                .description("dispatches after the first (retries and failovers)")
+                .register(registry);
+        failovers = Counter.builder("tandem.request.failovers")
+                .description("streams moved to another decode worker after tokens were sent")
+                .register(registry);
+        for (Outcome o : Outcome.values()) {
+            outcomes.put(
+                    o,
+                    Counter.builder("tandem.requests")
+                            .tag("outcome", o.label)
+                            .description("requests by how they ended")
+                            .register(registry));
+        }
     }
-  }
 
-  /** Requests ended so far, whatever their outcome (the web console's requests/s is its rate). */
-  public double requestsEnded() {
-    double sum = 0;
-    for (Counter c : outcomes.values()) {
-      sum += c.count();
+    /** Requests ended so far, whatever their outcome (the web console's requests/s is its rate). */
+    public double requestsEnded() {
+        double sum = 0;
+        for (Counter c : outcomes.values()) {
+            sum += c.count();
+        }
+        return sum;
     }
-    return sum;
-  }
 
-  public double affinityHits() {
-    return affinityHits.count();
-  }
-
-  public double affinityMisses() {
-    return affinityMisses.count();
-  }
-
-  /** The router's admitted-and-not-ended count, read at scrape time. */
-  public void inFlight(IntSupplier inFlight) {
-    Gauge.builder("tandem.router.in.flight", inFlight::getAsInt).description("requests admitted and not yet ended")
-        .register(registry);
-  }
-
-  private Timer timer(String name, String description, Duration[] buckets) {
-    return Timer.builder(name).description(description).serviceLevelObjectives(buckets)
-        .minimumExpectedValue(buckets[0]).maximumExpectedValue(buckets[buckets.length - 1]).register(registry);
-  }
-
-  public void ended(Outcome outcome, int prompt, int generated, long e2eNanos) {
-    outcomes.get(outcome).increment();
-    if (outcome != Outcome.REJECTED) {
-      promptTokens.increment(prompt);
-      generatedTokens.increment(generated);
-      e2e.record(e2eNanos, TimeUnit.NANOSECONDS);
+    public double affinityHits() {
+        return affinityHits.count();
     }
-  }
 
-  public void firstToken(long nanosSinceAdmission) {
-    ttft.record(nanosSinceAdmission, TimeUnit.NANOSECONDS);
-  }
-
-  public void interToken(long nanos) {
-    itl.record(nanos, TimeUnit.NANOSECONDS);
-  }
-
-  public void queued(long nanos) {
-    queue.record(nanos, TimeUnit.NANOSECONDS);
-  }
-
-  public void affinity(boolean hit) {
-    (hit ? affinityHits : affinityMisses).increment();
-  }
-
-  public void retry(boolean failover) {
-    retries.increment();
-    if (failover) {
-      failovers.increment();
+    public double affinityMisses() {
+        return affinityMisses.count();
     }
-  }
+
+    /** The router's admitted-and-not-ended count, read at scrape time. */
+    public void inFlight(IntSupplier inFlight) {
+        Gauge.builder("tandem.router.in.flight", inFlight::getAsInt)
+                .description("requests admitted and not yet ended")
+                .register(registry);
+    }
+
+    private Timer timer(String name, String description, Duration[] buckets) {
+        return Timer.builder(name)
+                .description(description)
+                .serviceLevelObjectives(buckets)
+                .minimumExpectedValue(buckets[0])
+                .maximumExpectedValue(buckets[buckets.length - 1])
+                .register(registry);
+    }
+
+    public void ended(Outcome outcome, int prompt, int generated, long e2eNanos) {
+        outcomes.get(outcome).increment();
+        if (outcome != Outcome.REJECTED) {
+            promptTokens.increment(prompt);
+            generatedTokens.increment(generated);
+            e2e.record(e2eNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    public void firstToken(long nanosSinceAdmission) {
+        ttft.record(nanosSinceAdmission, TimeUnit.NANOSECONDS);
+    }
+
+    public void interToken(long nanos) {
+        itl.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    public void queued(long nanos) {
+        queue.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    public void affinity(boolean hit) {
+        (hit ? affinityHits : affinityMisses).increment();
+    }
+
+    public void retry(boolean failover) {
+        retries.increment();
+        if (failover) {
+            failovers.increment();
+        }
+    }
 }

@@ -12,36 +12,46 @@ import java.util.concurrent.TimeUnit;
  * worker) choice. Both label sets are bounded by configuration and the worker count.
  */
 public final class SchedulingMetrics {
-  private final MeterRegistry registry;
-  // Looked up on every request: cached instead of rebuilt through the registry each time.
-  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
-  private final Map<String, Counter> decisions = new ConcurrentHashMap<>();
+    private final MeterRegistry registry;
+    // Looked up on every request: cached instead of rebuilt through the registry each time.
+    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    private final Map<String, Counter> decisions = new ConcurrentHashMap<>();
 
-  public SchedulingMetrics(MeterRegistry registry) {
-    this.registry = registry;
-  }
+    public SchedulingMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
 
-  public void pluginTimed(String profile, String plugin, long nanos) {
-    timers.computeIfAbsent(profile + '/' + plugin, k -> Timer.builder("tandem.scheduling.plugin")
-            .tag("profile", profile).tag("plugin", plugin)
-            .description("time one scheduling plugin took for one request").register(registry))
-        .record(nanos, TimeUnit.NANOSECONDS);
-  }
+    public void pluginTimed(String profile, String plugin, long nanos) {
+        timers.computeIfAbsent(
+                        profile + '/' + plugin,
+                        k -> Timer.builder("tandem.scheduling.plugin")
+                                .tag("profile", profile)
+                                .tag("plugin", plugin)
+                                .description("time one scheduling plugin took for one request")
+                                .register(registry))
+                .record(nanos, TimeUnit.NANOSECONDS);
+    }
 
-  /** A worker left: its decision counters go (worker ids churn with pods; the series must not grow forever). */
-  public void forget(String workerId) {
-    decisions.entrySet().removeIf(e -> {
-      boolean gone = e.getValue().getId().getTag("worker").equals(workerId);
-      if (gone) {
-        registry.remove(e.getValue());
-      }
-      return gone;
-    });
-  }
+    /** A worker left: its decision counters go (worker ids churn with pods; the series must not grow forever). */
+    public void forget(String workerId) {
+        decisions.entrySet().removeIf(e -> {
+            boolean gone = e.getValue().getId().getTag("worker").equals(workerId);
+            if (gone) {
+                registry.remove(e.getValue());
+            }
+            return gone;
+        });
+    }
 
-  public void chosen(String profile, String workerId) {
-    decisions.computeIfAbsent(profile + '/' + workerId, k -> Counter.builder("tandem.scheduling.decisions")
-        .tag("profile", profile).tag("worker", workerId)
-        .description("workers chosen, by profile").register(registry)).increment();
-  }
+    public void chosen(String profile, String workerId) {
+        decisions
+                .computeIfAbsent(
+                        profile + '/' + workerId,
+                        k -> Counter.builder("tandem.scheduling.decisions")
+                                .tag("profile", profile)
+                                .tag("worker", workerId)
+                                .description("workers chosen, by profile")
+                                .register(registry))
+                .increment();
+    }
 }

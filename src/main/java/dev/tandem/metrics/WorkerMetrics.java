@@ -8,53 +8,71 @@ import java.util.concurrent.TimeUnit;
 
 /** A worker's meters, tagged with its id (a handful per node: bounded). */
 public final class WorkerMetrics {
-  private final Timer prefillQueue;
-  private final Timer prefillCompute;
-  private final Timer kvTransfer;
-  private final DistributionSummary kvBytes;
-  private final Timer decodeStep;
-  private final DistributionSummary batchSize;
-  private final Counter refused;
+    private final Timer prefillQueue;
+    private final Timer prefillCompute;
+    private final Timer kvTransfer;
+    private final DistributionSummary kvBytes;
+    private final Timer decodeStep;
+    private final DistributionSummary batchSize;
+    private final Counter refused;
 
-  public WorkerMetrics(MeterRegistry registry, String workerId) {
-    prefillQueue = Timer.builder("tandem.prefill.queue").tag("worker", workerId)
-        .description("time a prompt waits in a prefill worker's queue").serviceLevelObjectives(Buckets.STAGE)
-        .register(registry);
-    prefillCompute = Timer.builder("tandem.prefill.compute").tag("worker", workerId)
-        .description("prefill compute time of one prompt").serviceLevelObjectives(Buckets.STAGE).register(registry);
-    kvTransfer = Timer.builder("tandem.kv.transfer").tag("worker", workerId)
-        .description("from the first KV chunk sent to the decode worker's acknowledgement")
-        .serviceLevelObjectives(Buckets.STAGE).register(registry);
-    kvBytes = DistributionSummary.builder("tandem.kv.transfer.bytes").tag("worker", workerId).baseUnit("bytes")
-        .description("KV bytes shipped per request").serviceLevelObjectives(Buckets.KV_BYTES).register(registry);
-    decodeStep = Timer.builder("tandem.decode.step").tag("worker", workerId)
-        .description("one continuous-batch decode step").serviceLevelObjectives(Buckets.ITL).register(registry);
-    batchSize = DistributionSummary.builder("tandem.decode.batch.size").tag("worker", workerId)
-        .description("sequences advanced by one decode step").serviceLevelObjectives(1, 2, 4, 8, 16, 32, 64, 128, 256)
-        .register(registry);
-    refused = Counter.builder("tandem.worker.refused").tag("worker", workerId)
-        .description("requests refused because the worker's queue or KV memory was full").register(registry);
-  }
+    public WorkerMetrics(MeterRegistry registry, String workerId) {
+        prefillQueue = Timer.builder("tandem.prefill.queue")
+                .tag("worker", workerId)
+                .description("time a prompt waits in a prefill worker's queue")
+                .serviceLevelObjectives(Buckets.STAGE)
+                .register(registry);
+        prefillCompute = Timer.builder("tandem.prefill.compute")
+                .tag("worker", workerId)
+                .description("prefill compute time of one prompt")
+                .serviceLevelObjectives(Buckets.STAGE)
+                .register(registry);
+        kvTransfer = Timer.builder("tandem.kv.transfer")
+                .tag("worker", workerId)
+                .description("from the first KV chunk sent to the decode worker's acknowledgement")
+                .serviceLevelObjectives(Buckets.STAGE)
+                .register(registry);
+        kvBytes = DistributionSummary.builder("tandem.kv.transfer.bytes")
+                .tag("worker", workerId)
+                .baseUnit("bytes")
+                .description("KV bytes shipped per request")
+                .serviceLevelObjectives(Buckets.KV_BYTES)
+                .register(registry);
+        decodeStep = Timer.builder("tandem.decode.step")
+                .tag("worker", workerId)
+                .description("one continuous-batch decode step")
+                .serviceLevelObjectives(Buckets.ITL)
+                .register(registry);
+        batchSize = DistributionSummary.builder("tandem.decode.batch.size")
+                .tag("worker", workerId)
+                .description("sequences advanced by one decode step")
+                .serviceLevelObjectives(1, 2, 4, 8, 16, 32, 64, 128, 256)
+                .register(registry);
+        refused = Counter.builder("tandem.worker.refused")
+                .tag("worker", workerId)
+                .description("requests refused because the worker's queue or KV memory was full")
+                .register(registry);
+    }
 
-  public void prefillQueued(long nanos) {
-    prefillQueue.record(nanos, TimeUnit.NANOSECONDS);
-  }
+    public void prefillQueued(long nanos) {
+        prefillQueue.record(nanos, TimeUnit.NANOSECONDS);
+    }
 
-  public void prefillComputed(long nanos) {
-    prefillCompute.record(nanos, TimeUnit.NANOSECONDS);
-  }
+    public void prefillComputed(long nanos) {
+        prefillCompute.record(nanos, TimeUnit.NANOSECONDS);
+    }
 
-  public void kvShipped(long nanos, long bytes) {
-    kvTransfer.record(nanos, TimeUnit.NANOSECONDS);
-    kvBytes.record(bytes);
-  }
+    public void kvShipped(long nanos, long bytes) {
+        kvTransfer.record(nanos, TimeUnit.NANOSECONDS);
+        kvBytes.record(bytes);
+    }
 
-  public void decodeStep(long nanos, int sequences) {
-    decodeStep.record(nanos, TimeUnit.NANOSECONDS);
-    batchSize.record(sequences);
-  }
+    public void decodeStep(long nanos, int sequences) {
+        decodeStep.record(nanos, TimeUnit.NANOSECONDS);
+        batchSize.record(sequences);
+    }
 
-  public void refused() {
-    refused.increment();
-  }
+    public void refused() {
+        refused.increment();
+    }
 }

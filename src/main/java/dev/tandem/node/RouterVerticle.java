@@ -1,43 +1,34 @@
 package dev.tandem.node;
 
 import com.hazelcast.core.HazelcastInstance;
-import dev.tandem.api.OpenAiRequestParser;
 import dev.tandem.api.ApiKeys;
+import dev.tandem.api.OpenAiRequestParser;
 import dev.tandem.api.http.ConsoleRoutes;
+import dev.tandem.api.http.HttpApi;
+import dev.tandem.api.http.OpsRoutes;
 import dev.tandem.bridge.client.ClientBridges;
 import dev.tandem.bridge.console.ConsoleFeed;
-import dev.tandem.engine.ChatTemplate;
-import dev.tandem.api.http.HttpApi;
 import dev.tandem.cluster.AffinityStore;
-import dev.tandem.cluster.ShutdownDrain;
-import dev.tandem.api.http.OpsRoutes;
 import dev.tandem.cluster.ClusterNode;
 import dev.tandem.cluster.RequestIdSource;
 import dev.tandem.cluster.RequestIds;
+import dev.tandem.cluster.RouterLoadBoard;
 import dev.tandem.cluster.SessionAffinity;
+import dev.tandem.cluster.ShutdownDrain;
+import dev.tandem.cluster.WorkerDirectory;
+import dev.tandem.config.RouterSettings;
+import dev.tandem.config.TandemConfig;
+import dev.tandem.engine.ChatTemplate;
+import dev.tandem.engine.ModelInfo;
+import dev.tandem.engine.Tokenizer;
 import dev.tandem.metrics.NodeMetrics;
 import dev.tandem.metrics.RegistryGauges;
 import dev.tandem.metrics.RouterMetrics;
 import dev.tandem.metrics.SchedulingMetrics;
-import dev.tandem.cluster.RouterLoadBoard;
-import dev.tandem.config.RouterSettings;
-import dev.tandem.protocol.RouterLoad;
-import io.vertx.core.json.JsonArray;
-import dev.tandem.cluster.WorkerDirectory;
-import dev.tandem.config.TandemConfig;
-import dev.tandem.engine.ModelInfo;
-import dev.tandem.engine.Tokenizer;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.ProtocolException;
+import dev.tandem.protocol.RouterLoad;
 import dev.tandem.protocol.TokenBatch;
-import dev.tandem.router.scheduling.SchedulingObserver;
-import dev.tandem.router.scheduling.SchedulingPlugins;
-import io.vertx.core.Future;
-import io.vertx.core.VerticleBase;
-import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
-import io.vertx.core.json.JsonObject;
-import java.util.logging.Logger;
 import dev.tandem.router.EventBusDispatcher;
 import dev.tandem.router.LoadReporter;
 import dev.tandem.router.LoadTracker;
@@ -46,6 +37,15 @@ import dev.tandem.router.RequestRouter;
 import dev.tandem.router.RouterIdentity;
 import dev.tandem.router.VertxRouterLoop;
 import dev.tandem.router.WorkerViews;
+import dev.tandem.router.scheduling.SchedulingObserver;
+import dev.tandem.router.scheduling.SchedulingPlugins;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.logging.Logger;
 
 /**
  * A router node, wired: the cluster state it shares (registry, affinity, ids, replica loads), the
@@ -54,205 +54,248 @@ import dev.tandem.router.WorkerViews;
  * needs no locks.
  */
 public final class RouterVerticle extends VerticleBase {
-  private static final Logger LOG = Logger.getLogger(RouterVerticle.class.getName());
-  /** How often the web console's cluster view refreshes while someone watches. */
-  private static final long CONSOLE_PERIOD_MS = 1000;
+    private static final Logger LOG = Logger.getLogger(RouterVerticle.class.getName());
+    /** How often the web console's cluster view refreshes while someone watches. */
+    private static final long CONSOLE_PERIOD_MS = 1000;
 
-  private final TandemConfig config;
-  private final ModelInfo model;
-  private final Tokenizer tokenizer;
-  private final ChatTemplate chatTemplate;
-  private final ClusterNode node;
-  private final NodeMetrics nodeMetrics;
-  private final HazelcastInstance hazelcast;
-  private final String routerId;
-  private final String nodeId;
-  private WorkerDirectory directory;
-  private RouterLoadBoard loadBoard;
-  private LoadReporter loadReporter;
-  private long stallTimer = -1;
-  private io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> metricsHandler;
-  private WorkerViews workers;
-  private RequestRouter requests;
-  private HttpServer server;
-  private ClientBridges bridge;
-  private ConsoleFeed consoleFeed;
+    private final TandemConfig config;
+    private final ModelInfo model;
+    private final Tokenizer tokenizer;
+    private final ChatTemplate chatTemplate;
+    private final ClusterNode node;
+    private final NodeMetrics nodeMetrics;
+    private final HazelcastInstance hazelcast;
+    private final String routerId;
+    private final String nodeId;
+    private WorkerDirectory directory;
+    private RouterLoadBoard loadBoard;
+    private LoadReporter loadReporter;
+    private long stallTimer = -1;
+    private io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> metricsHandler;
+    private WorkerViews workers;
+    private RequestRouter requests;
+    private HttpServer server;
+    private ClientBridges bridge;
+    private ConsoleFeed consoleFeed;
 
-  public RouterVerticle(TandemConfig config, ModelInfo model, Tokenizer tokenizer, ChatTemplate chatTemplate,
-                        ClusterNode node, NodeMetrics nodeMetrics, String routerId) {
-    this.nodeMetrics = nodeMetrics;
-    this.config = config;
-    this.model = model;
-    this.tokenizer = tokenizer;
-    this.chatTemplate = chatTemplate;
-    this.node = node;
-    this.hazelcast = node.hazelcast();
-    this.routerId = routerId;
-    this.nodeId = node.nodeId();
-  }
-
-  @Override
-  public Future<?> start() {
-    // Creating Hazelcast proxies (maps, near cache, id generator) may wait on the cluster: not here.
-    return vertx.executeBlocking(() -> new Shared(new WorkerDirectory(vertx, hazelcast),
-        new AffinityStore(hazelcast, context), new RequestIdSource(vertx, hazelcast))).compose(this::startWith);
-  }
-
-  private record Shared(WorkerDirectory directory, SessionAffinity affinity, RequestIds ids) {
-  }
-
-  private Future<?> startWith(Shared shared) {
-    directory = shared.directory();
-    RouterSettings settings = config.router();
-    loadBoard = new RouterLoadBoard(vertx, context, hazelcast, routerId, settings.loadReportTtlMs());
-    LoadTracker loads = new LoadTracker();
-    // Least-loaded counts every replica's dispatches: ours as they happen, the others' from their reports.
-    var registry = nodeMetrics.registry();
-    SchedulingMetrics scheduling = new SchedulingMetrics(registry);
-    directory.onRemoved(scheduling::forget);
-    workers = new WorkerViews(directory::workers, w -> loads.inFlight(w) + loadBoard.othersInFlight(w));
-    PairScheduler pairs = new PairScheduler(workers::of, SchedulingPlugins.profile("prefill", settings.prefill()),
-        SchedulingPlugins.profile("decode", settings.decode()),
-        SchedulingObserver.of(scheduling::pluginTimed, scheduling::chosen));
-    RouterMetrics metrics = new RouterMetrics(registry);
-    requests = RequestRouter.builder()
-        .loop(new VertxRouterLoop(context))
-        .dispatcher(new EventBusDispatcher(vertx.eventBus(), settings.prefillTimeoutMs(), settings.decodeStartTimeoutMs()))
-        .scheduling(pairs, loads)
-        .shared(shared.affinity(), shared.ids())
-        .metrics(metrics)
-        .settings(settings, new RouterIdentity(routerId, nodeId))
-        .model(tokenizer, model.config().seqLen())
-        .build();
-    metrics.inFlight(requests::admitted);
-    RegistryGauges gauges = new RegistryGauges(registry, directory::all, directory::get);
-    var scrape = nodeMetrics.scrapeHandler();
-    metricsHandler = ctx -> {
-      gauges.refresh();
-      scrape.handle(ctx);
-    };
-    loadReporter = new LoadReporter(vertx, context, routerId, nodeId, loads, requests::admitted, settings.loadReportMs());
-    stallTimer = vertx.setPeriodic(Math.max(50, Math.min(1000, settings.decodeStallTimeoutMs() / 4)),
-        t -> requests.moveStalled(directory::lastProgressNanos));
-    // A worker that leaves hands its requests to others; the listener runs on a Hazelcast thread.
-    directory.onRemoved(workerId -> context.runOnContext(v -> requests.onWorkerGone(workerId)));
-    Future<Void> tokens = vertx.eventBus().<Object>consumer(Addresses.routerTokens(routerId), m -> {
-      try {
-        requests.onTokenBatch(TokenBatch.CODEC.decode(dev.tandem.protocol.JsonCodec.object(m.body())));
-      } catch (ProtocolException e) {
-        LOG.warning("dropping malformed token batch: " + e.getMessage());
-      }
-    }).completion();
-    OpenAiRequestParser parser = new OpenAiRequestParser(model, tokenizer, chatTemplate,
-        config.router().defaultMaxTokens());
-    var http = config.http();
-    // The bridge first: the SockJS bridge is mounted on the HTTP routes.
-    return Future.all(directory.start(), tokens, loadBoard.start())
-        .onSuccess(v -> loadReporter.start())
-        .compose(v -> ClientBridges.start(vertx, config.bridge(), parser, requests, settings.requestTimeoutMs()))
-        .onSuccess(b -> bridge = b)
-        .compose(b -> vertx.createHttpServer(serverOptions(http.maxBodyBytes()))
-            .requestHandler(httpRoutes(parser, metrics))
-            .listen(http.port(), http.host())
-            .recover(e -> b.stop().transform(v -> Future.failedFuture(e))))
-        .onSuccess(s -> server = s);
-  }
-
-  /** The OpenAI API and operations routes, then the SockJS bridge and the web console. */
-  private io.vertx.ext.web.Router httpRoutes(OpenAiRequestParser parser, RouterMetrics metrics) {
-    var http = config.http();
-    io.vertx.ext.web.Router routes = HttpApi.create(vertx, http, parser, requests, directory, this::routers, metricsHandler,
-        new OpsRoutes.Check("cluster", node::notJoined),
-        new OpsRoutes.Check("workers", this::missingWorkers),
-        new OpsRoutes.Check("admitting", () -> requests.stopping() ? "shutting down" : null));
-    if (config.bridge().sockjs()) {
-      consoleFeed = new ConsoleFeed(vertx, routerId, new ConsoleFeed.Sources(workers::of, loadReporter::current,
-          loadBoard::reports, requests::admitted, metrics::requestsEnded, metrics::affinityHits, metrics::affinityMisses),
-          CONSOLE_PERIOD_MS);
-      bridge.mountSockJs(vertx, routes, http.maxBodyBytes(), new ApiKeys(http.apiKeys()), consoleFeed,
-          config.bridge().sockjsAllowedOrigins());
+    public RouterVerticle(
+            TandemConfig config,
+            ModelInfo model,
+            Tokenizer tokenizer,
+            ChatTemplate chatTemplate,
+            ClusterNode node,
+            NodeMetrics nodeMetrics,
+            String routerId) {
+        this.nodeMetrics = nodeMetrics;
+        this.config = config;
+        this.model = model;
+        this.tokenizer = tokenizer;
+        this.chatTemplate = chatTemplate;
+        this.node = node;
+        this.hazelcast = node.hazelcast();
+        this.routerId = routerId;
+        this.nodeId = node.nodeId();
     }
-    ConsoleRoutes.mount(routes);
-    return routes;
-  }
 
-  /**
-   * HTTP/1.1 only: an h2c upgrade of a request with a body (what the JDK HttpClient and curl --http2
-   * attempt by default) was answered with 101 and then nothing, leaving the client hanging. A WebSocket
-   * message may be as large as an HTTP body; Vert.x's 64 KiB frame default would cut browsers off.
-   */
-  private static HttpServerOptions serverOptions(long maxBodyBytes) {
-    int max = (int) Math.min(Integer.MAX_VALUE, Math.max(HttpServerOptions.DEFAULT_MAX_WEBSOCKET_FRAME_SIZE, maxBodyBytes));
-    return new HttpServerOptions().setCompressionSupported(false).setHttp2ClearTextEnabled(false)
-        .setMaxWebSocketFrameSize(max).setMaxWebSocketMessageSize(max);
-  }
-
-  /**
-   * Before a shutdown: refuse new requests (and report unready, so a load balancer stops sending),
-   * then wait until the running ones end or {@code timeoutMs} passes. Call from any thread.
-   */
-  public Future<Void> drainForShutdown(long timeoutMs) {
-    return ShutdownDrain.run(context, requests::stopAdmitting, () -> requests.admitted() == 0, timeoutMs);
-  }
-
-  /** Why this router cannot serve yet (no prefill or no decode worker registered), or null. */
-  private String missingWorkers() {
-    int prefill = directory.workers(dev.tandem.protocol.WorkerRole.PREFILL).size();
-    int decode = directory.workers(dev.tandem.protocol.WorkerRole.DECODE).size();
-    return prefill > 0 && decode > 0 ? null
-        : "registered workers: " + prefill + " prefill, " + decode + " decode; at least one of each is needed";
-  }
-
-  /** Every live router replica's load as this one sees it: its own, and the others' latest reports. */
-  private JsonObject routers() {
-    JsonArray out = new JsonArray().add(RouterLoad.CODEC.encode(loadReporter.current()).put("self", true));
-    for (RouterLoad r : loadBoard.reports()) {
-      out.add(RouterLoad.CODEC.encode(r).put("self", false));
+    @Override
+    public Future<?> start() {
+        // Creating Hazelcast proxies (maps, near cache, id generator) may wait on the cluster: not here.
+        return vertx.executeBlocking(() -> new Shared(
+                        new WorkerDirectory(vertx, hazelcast),
+                        new AffinityStore(hazelcast, context),
+                        new RequestIdSource(vertx, hazelcast)))
+                .compose(this::startWith);
     }
-    return new JsonObject().put("routers", out);
-  }
 
-  @Override
-  public Future<?> stop() {
-    if (stallTimer >= 0) {
-      vertx.cancelTimer(stallTimer);
+    private record Shared(WorkerDirectory directory, SessionAffinity affinity, RequestIds ids) {}
+
+    private Future<?> startWith(Shared shared) {
+        directory = shared.directory();
+        RouterSettings settings = config.router();
+        loadBoard = new RouterLoadBoard(vertx, context, hazelcast, routerId, settings.loadReportTtlMs());
+        LoadTracker loads = new LoadTracker();
+        // Least-loaded counts every replica's dispatches: ours as they happen, the others' from their reports.
+        var registry = nodeMetrics.registry();
+        SchedulingMetrics scheduling = new SchedulingMetrics(registry);
+        directory.onRemoved(scheduling::forget);
+        workers = new WorkerViews(directory::workers, w -> loads.inFlight(w) + loadBoard.othersInFlight(w));
+        PairScheduler pairs = new PairScheduler(
+                workers::of,
+                SchedulingPlugins.profile("prefill", settings.prefill()),
+                SchedulingPlugins.profile("decode", settings.decode()),
+                SchedulingObserver.of(scheduling::pluginTimed, scheduling::chosen));
+        RouterMetrics metrics = new RouterMetrics(registry);
+        requests = RequestRouter.builder()
+                .loop(new VertxRouterLoop(context))
+                .dispatcher(new EventBusDispatcher(
+                        vertx.eventBus(), settings.prefillTimeoutMs(), settings.decodeStartTimeoutMs()))
+                .scheduling(pairs, loads)
+                .shared(shared.affinity(), shared.ids())
+                .metrics(metrics)
+                .settings(settings, new RouterIdentity(routerId, nodeId))
+                .model(tokenizer, model.config().seqLen())
+                .build();
+        metrics.inFlight(requests::admitted);
+        RegistryGauges gauges = new RegistryGauges(registry, directory::all, directory::get);
+        var scrape = nodeMetrics.scrapeHandler();
+        metricsHandler = ctx -> {
+            gauges.refresh();
+            scrape.handle(ctx);
+        };
+        loadReporter =
+                new LoadReporter(vertx, context, routerId, nodeId, loads, requests::admitted, settings.loadReportMs());
+        stallTimer = vertx.setPeriodic(
+                Math.max(50, Math.min(1000, settings.decodeStallTimeoutMs() / 4)),
+                t -> requests.moveStalled(directory::lastProgressNanos));
+        // A worker that leaves hands its requests to others; the listener runs on a Hazelcast thread.
+        directory.onRemoved(workerId -> context.runOnContext(v -> requests.onWorkerGone(workerId)));
+        Future<Void> tokens = vertx.eventBus()
+                .<Object>consumer(Addresses.routerTokens(routerId), m -> {
+                    try {
+                        requests.onTokenBatch(TokenBatch.CODEC.decode(dev.tandem.protocol.JsonCodec.object(m.body())));
+                    } catch (ProtocolException e) {
+                        LOG.warning("dropping malformed token batch: " + e.getMessage());
+                    }
+                })
+                .completion();
+        OpenAiRequestParser parser = new OpenAiRequestParser(
+                model, tokenizer, chatTemplate, config.router().defaultMaxTokens());
+        var http = config.http();
+        // The bridge first: the SockJS bridge is mounted on the HTTP routes.
+        return Future.all(directory.start(), tokens, loadBoard.start())
+                .onSuccess(v -> loadReporter.start())
+                .compose(
+                        v -> ClientBridges.start(vertx, config.bridge(), parser, requests, settings.requestTimeoutMs()))
+                .onSuccess(b -> bridge = b)
+                .compose(b -> vertx.createHttpServer(serverOptions(http.maxBodyBytes()))
+                        .requestHandler(httpRoutes(parser, metrics))
+                        .listen(http.port(), http.host())
+                        .recover(e -> b.stop().transform(v -> Future.failedFuture(e))))
+                .onSuccess(s -> server = s);
     }
-    if (loadReporter != null) {
-      loadReporter.stop();
+
+    /** The OpenAI API and operations routes, then the SockJS bridge and the web console. */
+    private io.vertx.ext.web.Router httpRoutes(OpenAiRequestParser parser, RouterMetrics metrics) {
+        var http = config.http();
+        io.vertx.ext.web.Router routes = HttpApi.create(
+                vertx,
+                http,
+                parser,
+                requests,
+                directory,
+                this::routers,
+                metricsHandler,
+                new OpsRoutes.Check("cluster", node::notJoined),
+                new OpsRoutes.Check("workers", this::missingWorkers),
+                new OpsRoutes.Check("admitting", () -> requests.stopping() ? "shutting down" : null));
+        if (config.bridge().sockjs()) {
+            consoleFeed = new ConsoleFeed(
+                    vertx,
+                    routerId,
+                    new ConsoleFeed.Sources(
+                            workers::of,
+                            loadReporter::current,
+                            loadBoard::reports,
+                            requests::admitted,
+                            metrics::requestsEnded,
+                            metrics::affinityHits,
+                            metrics::affinityMisses),
+                    CONSOLE_PERIOD_MS);
+            bridge.mountSockJs(
+                    vertx,
+                    routes,
+                    http.maxBodyBytes(),
+                    new ApiKeys(http.apiKeys()),
+                    consoleFeed,
+                    config.bridge().sockjsAllowedOrigins());
+        }
+        ConsoleRoutes.mount(routes);
+        return routes;
     }
-    if (consoleFeed != null) {
-      consoleFeed.stop();
+
+    /**
+     * HTTP/1.1 only: an h2c upgrade of a request with a body (what the JDK HttpClient and curl --http2
+     * attempt by default) was answered with 101 and then nothing, leaving the client hanging. A WebSocket
+     * message may be as large as an HTTP body; Vert.x's 64 KiB frame default would cut browsers off.
+     */
+    private static HttpServerOptions serverOptions(long maxBodyBytes) {
+        int max = (int)
+                Math.min(Integer.MAX_VALUE, Math.max(HttpServerOptions.DEFAULT_MAX_WEBSOCKET_FRAME_SIZE, maxBodyBytes));
+        return new HttpServerOptions()
+                .setCompressionSupported(false)
+                .setHttp2ClearTextEnabled(false)
+                .setMaxWebSocketFrameSize(max)
+                .setMaxWebSocketMessageSize(max);
     }
-    Future<Void> board = loadBoard == null ? Future.succeededFuture() : loadBoard.stop();
-    Future<Void> dir = directory == null ? Future.succeededFuture() : directory.stop();
-    Future<Void> clients = bridge == null ? Future.succeededFuture() : bridge.stop();
-    return Future.all(board, dir, clients);
-  }
 
-  /** The port HTTP listens on (the configured one, or the one the OS chose for port 0). */
-  public int httpPort() {
-    return server.actualPort();
-  }
+    /**
+     * Before a shutdown: refuse new requests (and report unready, so a load balancer stops sending),
+     * then wait until the running ones end or {@code timeoutMs} passes. Call from any thread.
+     */
+    public Future<Void> drainForShutdown(long timeoutMs) {
+        return ShutdownDrain.run(context, requests::stopAdmitting, () -> requests.admitted() == 0, timeoutMs);
+    }
 
-  /** The client event-bus bridge when it has a TCP listener, or null when {@code bridge.tcp-port} is -1. */
-  public ClientBridges bridge() {
-    return config.bridge().tcpEnabled() ? bridge : null;
-  }
+    /** Why this router cannot serve yet (no prefill or no decode worker registered), or null. */
+    private String missingWorkers() {
+        int prefill = directory.workers(dev.tandem.protocol.WorkerRole.PREFILL).size();
+        int decode = directory.workers(dev.tandem.protocol.WorkerRole.DECODE).size();
+        return prefill > 0 && decode > 0
+                ? null
+                : "registered workers: " + prefill + " prefill, " + decode + " decode; at least one of each is needed";
+    }
 
-  /** The client event-bus bridges (consumers, TCP and SockJS connections), whatever listens; null before start. */
-  public ClientBridges clientBridge() {
-    return bridge;
-  }
+    /** Every live router replica's load as this one sees it: its own, and the others' latest reports. */
+    private JsonObject routers() {
+        JsonArray out = new JsonArray()
+                .add(RouterLoad.CODEC.encode(loadReporter.current()).put("self", true));
+        for (RouterLoad r : loadBoard.reports()) {
+            out.add(RouterLoad.CODEC.encode(r).put("self", false));
+        }
+        return new JsonObject().put("routers", out);
+    }
 
-  public String routerId() {
-    return routerId;
-  }
+    @Override
+    public Future<?> stop() {
+        if (stallTimer >= 0) {
+            vertx.cancelTimer(stallTimer);
+        }
+        if (loadReporter != null) {
+            loadReporter.stop();
+        }
+        if (consoleFeed != null) {
+            consoleFeed.stop();
+        }
+        Future<Void> board = loadBoard == null ? Future.succeededFuture() : loadBoard.stop();
+        Future<Void> dir = directory == null ? Future.succeededFuture() : directory.stop();
+        Future<Void> clients = bridge == null ? Future.succeededFuture() : bridge.stop();
+        return Future.all(board, dir, clients);
+    }
 
-  public WorkerDirectory directory() {
-    return directory;
-  }
+    /** The port HTTP listens on (the configured one, or the one the OS chose for port 0). */
+    public int httpPort() {
+        return server.actualPort();
+    }
 
-  public RequestRouter requests() {
-    return requests;
-  }
+    /** The client event-bus bridge when it has a TCP listener, or null when {@code bridge.tcp-port} is -1. */
+    public ClientBridges bridge() {
+        return config.bridge().tcpEnabled() ? bridge : null;
+    }
+
+    /** The client event-bus bridges (consumers, TCP and SockJS connections), whatever listens; null before start. */
+    public ClientBridges clientBridge() {
+        return bridge;
+    }
+
+    public String routerId() {
+        return routerId;
+    }
+
+    public WorkerDirectory directory() {
+        return directory;
+    }
+
+    public RequestRouter requests() {
+        return requests;
+    }
 }

@@ -1,15 +1,15 @@
 package dev.tandem.node;
 
 import dev.tandem.api.http.OpsRoutes;
-import dev.tandem.cluster.ClusterNode;
 import dev.tandem.bridge.worker.WorkerBridge;
+import dev.tandem.cluster.ClusterNode;
 import dev.tandem.cluster.MemberWatch;
-import dev.tandem.protocol.WorkerWelcome;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.Engine;
 import dev.tandem.metrics.NodeMetrics;
 import dev.tandem.metrics.WorkerMetrics;
+import dev.tandem.protocol.WorkerWelcome;
 import dev.tandem.worker.DecodeWorkerVerticle;
 import dev.tandem.worker.EngineLoader;
 import dev.tandem.worker.PrefillWorkerVerticle;
@@ -26,191 +26,230 @@ import java.util.UUID;
  */
 public final class TandemNode {
 
-  /** What this node runs. */
-  public record Plan(boolean router, List<String> prefillWorkerIds, List<String> decodeWorkerIds) {
-    public static Plan embedded(int prefill, int decode) {
-      List<String> p = new ArrayList<>();
-      List<String> d = new ArrayList<>();
-      for (int i = 1; i <= prefill; i++) {
-        p.add("prefill-" + i);
-      }
-      for (int i = 1; i <= decode; i++) {
-        d.add("decode-" + i);
-      }
-      return new Plan(true, p, d);
+    /** What this node runs. */
+    public record Plan(boolean router, List<String> prefillWorkerIds, List<String> decodeWorkerIds) {
+        public static Plan embedded(int prefill, int decode) {
+            List<String> p = new ArrayList<>();
+            List<String> d = new ArrayList<>();
+            for (int i = 1; i <= prefill; i++) {
+                p.add("prefill-" + i);
+            }
+            for (int i = 1; i <= decode; i++) {
+                d.add("decode-" + i);
+            }
+            return new Plan(true, p, d);
+        }
     }
-  }
 
-  private final ClusterNode cluster;
-  private final NodeMetrics metrics;
-  private final Engine engine;
-  private RouterVerticle router;
-  private WorkerBridge workerBridge;
-  private final List<PrefillWorkerVerticle> prefillWorkers = new ArrayList<>();
-  private final List<DecodeWorkerVerticle> decodeWorkers = new ArrayList<>();
-  private MemberWatch members;
-  private HttpServer opsServer;
-  private volatile boolean deployed;
+    private final ClusterNode cluster;
+    private final NodeMetrics metrics;
+    private final Engine engine;
+    private RouterVerticle router;
+    private WorkerBridge workerBridge;
+    private final List<PrefillWorkerVerticle> prefillWorkers = new ArrayList<>();
+    private final List<DecodeWorkerVerticle> decodeWorkers = new ArrayList<>();
+    private MemberWatch members;
+    private HttpServer opsServer;
+    private volatile boolean deployed;
 
-  private TandemNode(ClusterNode cluster, NodeMetrics metrics, Engine engine) {
-    this.cluster = cluster;
-    this.metrics = metrics;
-    this.engine = engine;
-  }
-
-  /** Loads the model, joins the cluster and deploys what the plan asks for. Blocks the caller; not for an event loop. */
-  public static TandemNode start(TandemConfig config, Plan plan) {
-    return start(config, plan, EngineLoader.load(config.model(), config.worker().kvBlockSize()));
-  }
-
-  /** Starts a node around an engine built elsewhere (tests and benchmarks wrap engines to shape their cost). */
-  public static TandemNode start(TandemConfig config, Plan plan, Engine engine) {
-    NodeMetrics metrics = new NodeMetrics();
-    ClusterNode cluster;
-    try {
-      cluster = ClusterNode.start(config.cluster(), config.router(), metrics.vertxMetricsOptions(),
-          metrics.vertxMetricsFactory()).await();
-    } catch (RuntimeException e) {
-      metrics.close();
-      throw e;
+    private TandemNode(ClusterNode cluster, NodeMetrics metrics, Engine engine) {
+        this.cluster = cluster;
+        this.metrics = metrics;
+        this.engine = engine;
     }
-    TandemNode node = new TandemNode(cluster, metrics, engine);
-    try {
-      node.deploy(config, plan).await();
-      node.members = MemberWatch.onLeave(cluster.hazelcast(), node::memberLeft);
-      node.deployed = true;
-      if (config.worker().httpPort() >= 0 && (!plan.prefillWorkerIds().isEmpty() || !plan.decodeWorkerIds().isEmpty())) {
-        node.opsServer = OpsRoutes.serve(cluster.vertx(), config.http().host(), config.worker().httpPort(),
-            metrics.scrapeHandler(),
-            new OpsRoutes.Check("cluster", cluster::notJoined),
-            new OpsRoutes.Check("workers", () -> node.deployed ? null : "workers not started")).await();
-      }
-    } catch (RuntimeException e) {
-      node.close().await();
-      throw e;
+
+    /** Loads the model, joins the cluster and deploys what the plan asks for. Blocks the caller; not for an event loop. */
+    public static TandemNode start(TandemConfig config, Plan plan) {
+        return start(
+                config, plan, EngineLoader.load(config.model(), config.worker().kvBlockSize()));
     }
-    return node;
-  }
 
-  private Future<Void> deploy(TandemConfig config, Plan plan) {
-    Vertx vertx = cluster.vertx();
-    List<Future<String>> deployed = new ArrayList<>();
-    for (String id : plan.prefillWorkerIds()) {
-      PrefillWorkerVerticle w = new PrefillWorkerVerticle(id, engine, config.worker(), announcer(config), cluster.nodeId(),
-          new WorkerMetrics(metrics.registry(), id));
-      prefillWorkers.add(w);
-      deployed.add(vertx.deployVerticle(w));
+    /** Starts a node around an engine built elsewhere (tests and benchmarks wrap engines to shape their cost). */
+    public static TandemNode start(TandemConfig config, Plan plan, Engine engine) {
+        NodeMetrics metrics = new NodeMetrics();
+        ClusterNode cluster;
+        try {
+            cluster = ClusterNode.start(
+                            config.cluster(),
+                            config.router(),
+                            metrics.vertxMetricsOptions(),
+                            metrics.vertxMetricsFactory())
+                    .await();
+        } catch (RuntimeException e) {
+            metrics.close();
+            throw e;
+        }
+        TandemNode node = new TandemNode(cluster, metrics, engine);
+        try {
+            node.deploy(config, plan).await();
+            node.members = MemberWatch.onLeave(cluster.hazelcast(), node::memberLeft);
+            node.deployed = true;
+            if (config.worker().httpPort() >= 0
+                    && (!plan.prefillWorkerIds().isEmpty()
+                            || !plan.decodeWorkerIds().isEmpty())) {
+                node.opsServer = OpsRoutes.serve(
+                                cluster.vertx(),
+                                config.http().host(),
+                                config.worker().httpPort(),
+                                metrics.scrapeHandler(),
+                                new OpsRoutes.Check("cluster", cluster::notJoined),
+                                new OpsRoutes.Check("workers", () -> node.deployed ? null : "workers not started"))
+                        .await();
+            }
+        } catch (RuntimeException e) {
+            node.close().await();
+            throw e;
+        }
+        return node;
     }
-    for (String id : plan.decodeWorkerIds()) {
-      DecodeWorkerVerticle w = new DecodeWorkerVerticle(id, engine, config.worker(), announcer(config), cluster.nodeId(),
-          new WorkerMetrics(metrics.registry(), id));
-      decodeWorkers.add(w);
-      deployed.add(vertx.deployVerticle(w));
+
+    private Future<Void> deploy(TandemConfig config, Plan plan) {
+        Vertx vertx = cluster.vertx();
+        List<Future<String>> deployed = new ArrayList<>();
+        for (String id : plan.prefillWorkerIds()) {
+            PrefillWorkerVerticle w = new PrefillWorkerVerticle(
+                    id,
+                    engine,
+                    config.worker(),
+                    announcer(config),
+                    cluster.nodeId(),
+                    new WorkerMetrics(metrics.registry(), id));
+            prefillWorkers.add(w);
+            deployed.add(vertx.deployVerticle(w));
+        }
+        for (String id : plan.decodeWorkerIds()) {
+            DecodeWorkerVerticle w = new DecodeWorkerVerticle(
+                    id,
+                    engine,
+                    config.worker(),
+                    announcer(config),
+                    cluster.nodeId(),
+                    new WorkerMetrics(metrics.registry(), id));
+            decodeWorkers.add(w);
+            deployed.add(vertx.deployVerticle(w));
+        }
+        if (plan.router()) {
+            router = new RouterVerticle(
+                    config,
+                    engine.info(),
+                    engine.tokenizer(),
+                    engine.chatTemplate(),
+                    cluster,
+                    metrics,
+                    "router-" + UUID.randomUUID().toString().substring(0, 8));
+            deployed.add(vertx.deployVerticle(router));
+            if (config.workerBridge().enabled()) {
+                workerBridge = new WorkerBridge(
+                        config.workerBridge(),
+                        config.worker(),
+                        cluster.hazelcast(),
+                        cluster.nodeId(),
+                        modelSpec(engine),
+                        metrics.registry());
+                deployed.add(vertx.deployVerticle(workerBridge));
+            }
+        }
+        return Future.all(deployed).mapEmpty();
     }
-    if (plan.router()) {
-      router = new RouterVerticle(config, engine.info(), engine.tokenizer(), engine.chatTemplate(), cluster, metrics,
-          "router-" + UUID.randomUUID().toString().substring(0, 8));
-      deployed.add(vertx.deployVerticle(router));
-      if (config.workerBridge().enabled()) {
-        workerBridge = new WorkerBridge(config.workerBridge(), config.worker(), cluster.hazelcast(), cluster.nodeId(),
-            modelSpec(engine),
-            metrics.registry());
-        deployed.add(vertx.deployVerticle(workerBridge));
-      }
+
+    /** What an external worker must agree with: the router tokenizes, so ids and limits are this model's. */
+    private static WorkerWelcome.ModelSpec modelSpec(Engine engine) {
+        List<Integer> ends = new ArrayList<>();
+        for (int t = 0; t < engine.tokenizer().vocabSize(); t++) {
+            if (engine.tokenizer().isEndOfSequence(t)) {
+                ends.add(t);
+            }
+        }
+        var config = engine.info().config();
+        return new WorkerWelcome.ModelSpec(
+                engine.info().name(),
+                config.vocabSize(),
+                config.seqLen(),
+                engine.tokenizer().bos(),
+                engine.tokenizer().eos(),
+                ends);
     }
-    return Future.all(deployed).mapEmpty();
-  }
 
-  /** What an external worker must agree with: the router tokenizes, so ids and limits are this model's. */
-  private static WorkerWelcome.ModelSpec modelSpec(Engine engine) {
-    List<Integer> ends = new ArrayList<>();
-    for (int t = 0; t < engine.tokenizer().vocabSize(); t++) {
-      if (engine.tokenizer().isEndOfSequence(t)) {
-        ends.add(t);
-      }
+    /** Work a departed router left on this node's workers is dropped: nobody will read its result. */
+    private void memberLeft(String nodeId) {
+        prefillWorkers.forEach(w -> w.onRouterNodeLeft(nodeId));
+        decodeWorkers.forEach(w -> w.onRouterNodeLeft(nodeId));
+        if (workerBridge != null) {
+            workerBridge.onRouterNodeLeft(nodeId);
+        }
     }
-    var config = engine.info().config();
-    return new WorkerWelcome.ModelSpec(engine.info().name(), config.vocabSize(), config.seqLen(),
-        engine.tokenizer().bos(), engine.tokenizer().eos(), ends);
-  }
 
-  /** Work a departed router left on this node's workers is dropped: nobody will read its result. */
-  private void memberLeft(String nodeId) {
-    prefillWorkers.forEach(w -> w.onRouterNodeLeft(nodeId));
-    decodeWorkers.forEach(w -> w.onRouterNodeLeft(nodeId));
-    if (workerBridge != null) {
-      workerBridge.onRouterNodeLeft(nodeId);
+    private WorkerAnnouncer announcer(TandemConfig config) {
+        return new WorkerAnnouncer(
+                cluster.vertx(),
+                cluster.hazelcast(),
+                config.worker().heartbeatMs(),
+                config.worker().registryTtlMs());
     }
-  }
 
-  private WorkerAnnouncer announcer(TandemConfig config) {
-    return new WorkerAnnouncer(cluster.vertx(), cluster.hazelcast(), config.worker().heartbeatMs(),
-        config.worker().registryTtlMs());
-  }
-
-  public Vertx vertx() {
-    return cluster.vertx();
-  }
-
-  public ClusterNode cluster() {
-    return cluster;
-  }
-
-  /** This node's meters (Prometheus registry), served at {@code /metrics}. */
-  public NodeMetrics metrics() {
-    return metrics;
-  }
-
-  public Engine engine() {
-    return engine;
-  }
-
-  /** The router on this node, or null. */
-  public RouterVerticle router() {
-    return router;
-  }
-
-  /** The worker bridge on this node, or null. */
-  public WorkerBridge workerBridge() {
-    return workerBridge;
-  }
-
-  public List<PrefillWorkerVerticle> prefillWorkers() {
-    return prefillWorkers;
-  }
-
-  public List<DecodeWorkerVerticle> decodeWorkers() {
-    return decodeWorkers;
-  }
-
-  /** Undeploys everything (workers withdraw from the registry) and leaves the cluster. */
-  /** The port of the worker node's health and metrics server, or -1 when it has none. */
-  public int opsPort() {
-    return opsServer == null ? -1 : opsServer.actualPort();
-  }
-
-  /**
-   * A graceful stop (SIGTERM): the router refuses new requests and the workers say they drain, all at
-   * once; then the node waits — at most {@code drainMs} — for what is running to finish, and closes.
-   */
-  public Future<Void> shutdown(long drainMs) {
-    List<Future<Void>> drained = new ArrayList<>();
-    if (router != null) {
-      drained.add(router.drainForShutdown(drainMs));
+    public Vertx vertx() {
+        return cluster.vertx();
     }
-    prefillWorkers.forEach(w -> drained.add(w.drainForShutdown(drainMs)));
-    decodeWorkers.forEach(w -> drained.add(w.drainForShutdown(drainMs)));
-    return Future.join(drained).transform(ar -> close());
-  }
 
-  public Future<Void> close() {
-    deployed = false;
-    if (members != null) {
-      members.close();
+    public ClusterNode cluster() {
+        return cluster;
     }
-    return cluster.close().eventually(() -> {
-      metrics.close();
-      return Future.succeededFuture();
-    });
-  }
+
+    /** This node's meters (Prometheus registry), served at {@code /metrics}. */
+    public NodeMetrics metrics() {
+        return metrics;
+    }
+
+    public Engine engine() {
+        return engine;
+    }
+
+    /** The router on this node, or null. */
+    public RouterVerticle router() {
+        return router;
+    }
+
+    /** The worker bridge on this node, or null. */
+    public WorkerBridge workerBridge() {
+        return workerBridge;
+    }
+
+    public List<PrefillWorkerVerticle> prefillWorkers() {
+        return prefillWorkers;
+    }
+
+    public List<DecodeWorkerVerticle> decodeWorkers() {
+        return decodeWorkers;
+    }
+
+    /** Undeploys everything (workers withdraw from the registry) and leaves the cluster. */
+    /** The port of the worker node's health and metrics server, or -1 when it has none. */
+    public int opsPort() {
+        return opsServer == null ? -1 : opsServer.actualPort();
+    }
+
+    /**
+     * A graceful stop (SIGTERM): the router refuses new requests and the workers say they drain, all at
+     * once; then the node waits — at most {@code drainMs} — for what is running to finish, and closes.
+     */
+    public Future<Void> shutdown(long drainMs) {
+        List<Future<Void>> drained = new ArrayList<>();
+        if (router != null) {
+            drained.add(router.drainForShutdown(drainMs));
+        }
+        prefillWorkers.forEach(w -> drained.add(w.drainForShutdown(drainMs)));
+        decodeWorkers.forEach(w -> drained.add(w.drainForShutdown(drainMs)));
+        return Future.join(drained).transform(ar -> close());
+    }
+
+    public Future<Void> close() {
+        deployed = false;
+        if (members != null) {
+            members.close();
+        }
+        return cluster.close().eventually(() -> {
+            metrics.close();
+            return Future.succeededFuture();
+        });
+    }
 }

@@ -11,39 +11,42 @@ import java.util.Map;
  */
 public record RouterLoad(String routerId, String nodeId, int requestsInFlight, Map<String, Integer> inFlight) {
 
-  public RouterLoad {
-    inFlight = Map.copyOf(inFlight);
-  }
-
-  public int inFlight(String workerId) {
-    return inFlight.getOrDefault(workerId, 0);
-  }
-
-  public static final JsonCodec<RouterLoad> CODEC = new JsonCodec<>() {
-    @Override
-    public JsonObject encode(RouterLoad r) {
-      JsonObject perWorker = new JsonObject();
-      r.inFlight.forEach(perWorker::put);
-      return new JsonObject()
-          .put("router", r.routerId)
-          .put("node", r.nodeId)
-          .put("requests_in_flight", r.requestsInFlight)
-          .put("in_flight", perWorker);
+    public RouterLoad {
+        inFlight = Map.copyOf(inFlight);
     }
 
-    @Override
-    public RouterLoad decode(JsonObject json) {
-      JsonObject perWorker = JsonFields.requiredObject(json, "in_flight");
-      Map<String, Integer> inFlight = new HashMap<>();
-      for (String worker : perWorker.fieldNames()) {
-        int n = JsonFields.requiredInt(perWorker, worker);
-        if (n < 0) {
-          throw new ProtocolException("in_flight." + worker + " is negative");
+    public int inFlight(String workerId) {
+        return inFlight.getOrDefault(workerId, 0);
+    }
+
+    public static final JsonCodec<RouterLoad> CODEC = new JsonCodec<>() {
+        @Override
+        public JsonObject encode(RouterLoad r) {
+            JsonObject perWorker = new JsonObject();
+            r.inFlight.forEach(perWorker::put);
+            return new JsonObject()
+                    .put("router", r.routerId)
+                    .put("node", r.nodeId)
+                    .put("requests_in_flight", r.requestsInFlight)
+                    .put("in_flight", perWorker);
         }
-        inFlight.put(worker, n);
-      }
-      return new RouterLoad(JsonFields.requiredString(json, "router"), JsonFields.requiredString(json, "node"),
-          JsonFields.requiredInt(json, "requests_in_flight"), inFlight);
-    }
-  };
+
+        @Override
+        public RouterLoad decode(JsonObject json) {
+            JsonObject perWorker = JsonFields.requiredObject(json, "in_flight");
+            Map<String, Integer> inFlight = new HashMap<>();
+            for (String worker : perWorker.fieldNames()) {
+                int n = JsonFields.requiredInt(perWorker, worker);
+                if (n < 0) {
+                    throw new ProtocolException("in_flight." + worker + " is negative");
+                }
+                inFlight.put(worker, n);
+            }
+            return new RouterLoad(
+                    JsonFields.requiredString(json, "router"),
+                    JsonFields.requiredString(json, "node"),
+                    JsonFields.requiredInt(json, "requests_in_flight"),
+                    inFlight);
+        }
+    };
 }

@@ -7,17 +7,17 @@ package dev.tandem.protocol;
  */
 public record Sampling(double temperature, double topP, int topK, long seed) {
 
-  public static final Sampling GREEDY = new Sampling(0.0, 1.0, 0, 0L);
+    public static final Sampling GREEDY = new Sampling(0.0, 1.0, 0, 0L);
 
-  public Sampling {
-    if (!(temperature >= 0) || Double.isInfinite(temperature)) {
-      throw new ProtocolException("temperature must be a finite number >= 0");
+    public Sampling {
+        if (!(temperature >= 0) || Double.isInfinite(temperature)) {
+            throw new ProtocolException("temperature must be a finite number >= 0");
+        }
+        if (!(topP > 0 && topP <= 1)) {
+            throw new ProtocolException("top_p must be in (0, 1]");
+        }
+        if (topK < 0) {
+            throw new ProtocolException("top_k must be >= 0");
+        }
     }
-    if (!(topP > 0 && topP <= 1)) {
-      throw new ProtocolException("top_p must be in (0, 1]");
-    }
-    if (topK < 0) {
-      throw new ProtocolException("top_k must be >= 0");
-    }
-  }
 }

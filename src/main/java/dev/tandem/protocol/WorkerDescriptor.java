@@ -7,40 +7,48 @@ import io.vertx.core.json.JsonObject;
  * heartbeat, with its current {@link WorkerLoad}; {@code nodeId} is the cluster member that hosts it,
  * so its entries go when it leaves.
  */
-public record WorkerDescriptor(String workerId, WorkerRole role, String model, long modelFingerprint,
-                               String nodeId, int maxBatch, boolean draining, WorkerLoad load) {
+public record WorkerDescriptor(
+        String workerId,
+        WorkerRole role,
+        String model,
+        long modelFingerprint,
+        String nodeId,
+        int maxBatch,
+        boolean draining,
+        WorkerLoad load) {
 
-  public static final JsonCodec<WorkerDescriptor> CODEC = new JsonCodec<>() {
-    @Override
-    public JsonObject encode(WorkerDescriptor d) {
-      return new JsonObject()
-          .put("worker_id", d.workerId)
-          .put("role", d.role.wireName())
-          .put("model", d.model)
-          .put("model_fingerprint", d.modelFingerprint)
-          .put("node_id", d.nodeId)
-          .put("max_batch", d.maxBatch)
-          .put("draining", d.draining)
-          .put("load", WorkerLoad.CODEC.encode(d.load));
-    }
+    public static final JsonCodec<WorkerDescriptor> CODEC = new JsonCodec<>() {
+        @Override
+        public JsonObject encode(WorkerDescriptor d) {
+            return new JsonObject()
+                    .put("worker_id", d.workerId)
+                    .put("role", d.role.wireName())
+                    .put("model", d.model)
+                    .put("model_fingerprint", d.modelFingerprint)
+                    .put("node_id", d.nodeId)
+                    .put("max_batch", d.maxBatch)
+                    .put("draining", d.draining)
+                    .put("load", WorkerLoad.CODEC.encode(d.load));
+        }
 
-    @Override
-    public WorkerDescriptor decode(JsonObject json) {
-      Object draining = json.getValue("draining");
-      if (!(draining instanceof Boolean)) {
-        throw new ProtocolException("field 'draining' must be a boolean");
-      }
-      return new WorkerDescriptor(
-          JsonFields.requiredString(json, "worker_id"),
-          WorkerRole.fromWire(JsonFields.requiredString(json, "role")),
-          JsonFields.requiredString(json, "model"),
-          JsonFields.requiredLong(json, "model_fingerprint"),
-          JsonFields.requiredString(json, "node_id"),
-          JsonFields.requiredInt(json, "max_batch"),
-          (Boolean) draining,
-          // Optional: a worker in another language may leave it out.
-          json.getValue("load") == null ? WorkerLoad.IDLE
-              : WorkerLoad.CODEC.decode(JsonFields.requiredObject(json, "load")));
-    }
-  };
+        @Override
+        public WorkerDescriptor decode(JsonObject json) {
+            Object draining = json.getValue("draining");
+            if (!(draining instanceof Boolean)) {
+                throw new ProtocolException("field 'draining' must be a boolean");
+            }
+            return new WorkerDescriptor(
+                    JsonFields.requiredString(json, "worker_id"),
+                    WorkerRole.fromWire(JsonFields.requiredString(json, "role")),
+                    JsonFields.requiredString(json, "model"),
+                    JsonFields.requiredLong(json, "model_fingerprint"),
+                    JsonFields.requiredString(json, "node_id"),
+                    JsonFields.requiredInt(json, "max_batch"),
+                    (Boolean) draining,
+                    // Optional: a worker in another language may leave it out.
+                    json.getValue("load") == null
+                            ? WorkerLoad.IDLE
+                            : WorkerLoad.CODEC.decode(JsonFields.requiredObject(json, "load")));
+        }
+    };
 }

@@ -9,52 +9,63 @@ import io.vertx.core.json.JsonObject;
  * one), and the requests behind those numbers — prompts being prefilled, KV transfers parked awaiting
  * their DECODE_REQUEST and still arriving.
  */
-public record WorkerLoad(int queuedPrefillTokens, int activeSequences, long kvBytesUsed, long kvBytesCapacity,
-                         long decodeSteps, int prefilling, int parkedKv, int incomingKv) {
+public record WorkerLoad(
+        int queuedPrefillTokens,
+        int activeSequences,
+        long kvBytesUsed,
+        long kvBytesCapacity,
+        long decodeSteps,
+        int prefilling,
+        int parkedKv,
+        int incomingKv) {
 
-  public static final WorkerLoad IDLE = new WorkerLoad(0, 0, 0, 0);
+    public static final WorkerLoad IDLE = new WorkerLoad(0, 0, 0, 0);
 
-  public WorkerLoad(int queuedPrefillTokens, int activeSequences, long kvBytesUsed, long kvBytesCapacity) {
-    this(queuedPrefillTokens, activeSequences, kvBytesUsed, kvBytesCapacity, 0);
-  }
-
-  public WorkerLoad(int queuedPrefillTokens, int activeSequences, long kvBytesUsed, long kvBytesCapacity,
-                    long decodeSteps) {
-    this(queuedPrefillTokens, activeSequences, kvBytesUsed, kvBytesCapacity, decodeSteps, 0, 0, 0);
-  }
-
-  /** True when the worker holds no request and no KV: nothing left behind by what it served. */
-  public boolean holdsNothing() {
-    return queuedPrefillTokens == 0 && activeSequences == 0 && kvBytesUsed == 0 && prefilling == 0 && parkedKv == 0
-        && incomingKv == 0;
-  }
-
-  public static final JsonCodec<WorkerLoad> CODEC = new JsonCodec<>() {
-    @Override
-    public JsonObject encode(WorkerLoad l) {
-      return new JsonObject()
-          .put("queued_prefill_tokens", l.queuedPrefillTokens)
-          .put("active_sequences", l.activeSequences)
-          .put("kv_bytes_used", l.kvBytesUsed)
-          .put("kv_bytes_capacity", l.kvBytesCapacity)
-          .put("decode_steps", l.decodeSteps)
-          .put("prefilling", l.prefilling)
-          .put("parked_kv", l.parkedKv)
-          .put("incoming_kv", l.incomingKv);
+    public WorkerLoad(int queuedPrefillTokens, int activeSequences, long kvBytesUsed, long kvBytesCapacity) {
+        this(queuedPrefillTokens, activeSequences, kvBytesUsed, kvBytesCapacity, 0);
     }
 
-    @Override
-    public WorkerLoad decode(JsonObject json) {
-      return new WorkerLoad(
-          JsonFields.requiredInt(json, "queued_prefill_tokens"),
-          JsonFields.requiredInt(json, "active_sequences"),
-          JsonFields.requiredLong(json, "kv_bytes_used"),
-          JsonFields.requiredLong(json, "kv_bytes_capacity"),
-          // Optional: workers in other languages may not count steps or detail their holdings.
-          json.getValue("decode_steps") instanceof Number n ? n.longValue() : 0,
-          JsonFields.optionalInt(json, "prefilling", 0),
-          JsonFields.optionalInt(json, "parked_kv", 0),
-          JsonFields.optionalInt(json, "incoming_kv", 0));
+    public WorkerLoad(
+            int queuedPrefillTokens, int activeSequences, long kvBytesUsed, long kvBytesCapacity, long decodeSteps) {
+        this(queuedPrefillTokens, activeSequences, kvBytesUsed, kvBytesCapacity, decodeSteps, 0, 0, 0);
     }
-  };
+
+    /** True when the worker holds no request and no KV: nothing left behind by what it served. */
+    public boolean holdsNothing() {
+        return queuedPrefillTokens == 0
+                && activeSequences == 0
+                && kvBytesUsed == 0
+                && prefilling == 0
+                && parkedKv == 0
+                && incomingKv == 0;
+    }
+
+    public static final JsonCodec<WorkerLoad> CODEC = new JsonCodec<>() {
+        @Override
+        public JsonObject encode(WorkerLoad l) {
+            return new JsonObject()
+                    .put("queued_prefill_tokens", l.queuedPrefillTokens)
+                    .put("active_sequences", l.activeSequences)
+                    .put("kv_bytes_used", l.kvBytesUsed)
+                    .put("kv_bytes_capacity", l.kvBytesCapacity)
+                    .put("decode_steps", l.decodeSteps)
+                    .put("prefilling", l.prefilling)
+                    .put("parked_kv", l.parkedKv)
+                    .put("incoming_kv", l.incomingKv);
+        }
+
+        @Override
+        public WorkerLoad decode(JsonObject json) {
+            return new WorkerLoad(
+                    JsonFields.requiredInt(json, "queued_prefill_tokens"),
+                    JsonFields.requiredInt(json, "active_sequences"),
+                    JsonFields.requiredLong(json, "kv_bytes_used"),
+                    JsonFields.requiredLong(json, "kv_bytes_capacity"),
+                    // Optional: workers in other languages may not count steps or detail their holdings.
+                    json.getValue("decode_steps") instanceof Number n ? n.longValue() : 0,
+                    JsonFields.optionalInt(json, "prefilling", 0),
+                    JsonFields.optionalInt(json, "parked_kv", 0),
+                    JsonFields.optionalInt(json, "incoming_kv", 0));
+        }
+    };
 }

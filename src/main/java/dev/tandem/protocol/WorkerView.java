@@ -10,46 +10,46 @@ import io.vertx.core.json.JsonObject;
  */
 public record WorkerView(WorkerDescriptor worker, int inFlight) {
 
-  public String id() {
-    return worker.workerId();
-  }
-
-  public WorkerRole role() {
-    return worker.role();
-  }
-
-  public String model() {
-    return worker.model();
-  }
-
-  public long modelFingerprint() {
-    return worker.modelFingerprint();
-  }
-
-  public boolean draining() {
-    return worker.draining();
-  }
-
-  public WorkerLoad load() {
-    return worker.load();
-  }
-
-  /**
-   * Flat, as browsers read it (the console): the registry entry's fields with its load's beside them,
-   * and {@code in_flight}.
-   */
-  public static final JsonCodec<WorkerView> CODEC = new JsonCodec<>() {
-    @Override
-    public JsonObject encode(WorkerView v) {
-      JsonObject json = WorkerDescriptor.CODEC.encode(v.worker);
-      JsonObject load = (JsonObject) json.remove("load");
-      return json.mergeIn(load).put("in_flight", v.inFlight);
+    public String id() {
+        return worker.workerId();
     }
 
-    @Override
-    public WorkerView decode(JsonObject json) {
-      JsonObject descriptor = json.copy().put("load", WorkerLoad.CODEC.encode(WorkerLoad.CODEC.decode(json)));
-      return new WorkerView(WorkerDescriptor.CODEC.decode(descriptor), JsonFields.requiredInt(json, "in_flight"));
+    public WorkerRole role() {
+        return worker.role();
     }
-  };
+
+    public String model() {
+        return worker.model();
+    }
+
+    public long modelFingerprint() {
+        return worker.modelFingerprint();
+    }
+
+    public boolean draining() {
+        return worker.draining();
+    }
+
+    public WorkerLoad load() {
+        return worker.load();
+    }
+
+    /**
+     * Flat, as browsers read it (the console): the registry entry's fields with its load's beside them,
+     * and {@code in_flight}.
+     */
+    public static final JsonCodec<WorkerView> CODEC = new JsonCodec<>() {
+        @Override
+        public JsonObject encode(WorkerView v) {
+            JsonObject json = WorkerDescriptor.CODEC.encode(v.worker);
+            JsonObject load = (JsonObject) json.remove("load");
+            return json.mergeIn(load).put("in_flight", v.inFlight);
+        }
+
+        @Override
+        public WorkerView decode(JsonObject json) {
+            JsonObject descriptor = json.copy().put("load", WorkerLoad.CODEC.encode(WorkerLoad.CODEC.decode(json)));
+            return new WorkerView(WorkerDescriptor.CODEC.decode(descriptor), JsonFields.requiredInt(json, "in_flight"));
+        }
+    };
 }

@@ -12,93 +12,113 @@ import java.util.Set;
  * decides what happens. Touched only on the router's loop.
  */
 final class ActiveRequest implements RequestRouter.Handle {
-  final GenerationRequest request;
-  final TokenSink sink;
-  final RequestStream stream;
-  /** When the first token (PREFILL_DONE's) ends the stream; later ones are the decode worker's to judge. */
-  final StopCondition firstTokenStop;
-  final long startNanos;
-  private final Runnable onCancel;
-  private RequestState state = RequestState.ADMITTED;
-  long id = -1;
-  String affinityWorker;
-  /** The current pair; the decode worker is null while moving. */
-  String prefillWorker;
-  String decodeWorker;
-  /** Dispatches so far (the first one included): answers of an older dispatch are stale. */
-  int attempt;
-  /** Generated tokens that came before the current dispatch: the decode worker's seq 1 is this + 1. */
-  int seqOffset;
-  /** Workers that failed this request; a retry or failover avoids them. */
-  final Set<String> failedWorkers = new LinkedHashSet<>();
-  /** Workers that refused this request for lack of room (their queue or KV memory was full). */
-  final Set<String> refusedForCapacity = new LinkedHashSet<>();
-  /** True once the stream moved to another decode worker after tokens had been sent. */
-  boolean failedOver;
-  /** When the first and the latest token reached the router (0 before the first). */
-  long firstTokenNanos;
-  long lastTokenNanos;
-  /** When the current decode worker last showed progress (decode started, or a token came). */
-  long lastProgressNanos;
-  long timerId = -1;
+    final GenerationRequest request;
+    final TokenSink sink;
+    final RequestStream stream;
+    /** When the first token (PREFILL_DONE's) ends the stream; later ones are the decode worker's to judge. */
+    final StopCondition firstTokenStop;
 
-  ActiveRequest(GenerationRequest request, TokenSink sink, Tokenizer tokenizer, int contextLength, long startNanos,
-                Runnable onCancel) {
-    this.request = request;
-    this.sink = sink;
-    int[] prompt = request.promptTokens();
-    this.stream = new RequestStream(tokenizer, prompt[prompt.length - 1], request.stopStrings(), sink);
-    this.firstTokenStop = new StopCondition(tokenizer, request.stopTokens(), request.maxTokens(), prompt.length,
-        contextLength);
-    this.startNanos = startNanos;
-    this.onCancel = onCancel;
-  }
+    final long startNanos;
+    private final Runnable onCancel;
+    private RequestState state = RequestState.ADMITTED;
+    long id = -1;
+    String affinityWorker;
+    /** The current pair; the decode worker is null while moving. */
+    String prefillWorker;
 
-  @Override
-  public void cancel() {
-    onCancel.run();
-  }
+    String decodeWorker;
+    /** Dispatches so far (the first one included): answers of an older dispatch are stale. */
+    int attempt;
+    /** Generated tokens that came before the current dispatch: the decode worker's seq 1 is this + 1. */
+    int seqOffset;
+    /** Workers that failed this request; a retry or failover avoids them. */
+    final Set<String> failedWorkers = new LinkedHashSet<>();
+    /** Workers that refused this request for lack of room (their queue or KV memory was full). */
+    final Set<String> refusedForCapacity = new LinkedHashSet<>();
+    /** True once the stream moved to another decode worker after tokens had been sent. */
+    boolean failedOver;
+    /** When the first and the latest token reached the router (0 before the first). */
+    long firstTokenNanos;
 
-  RequestState state() {
-    return state;
-  }
+    long lastTokenNanos;
+    /** When the current decode worker last showed progress (decode started, or a token came). */
+    long lastProgressNanos;
 
-  boolean ended() {
-    return state == RequestState.ENDED;
-  }
+    long timerId = -1;
 
-  /** Moves to {@code next}; a transition the state machine does not allow is a bug, and throws. */
-  RequestState moveTo(RequestState next) {
-    if (!state.canMoveTo(next)) {
-      throw new IllegalStateException("request " + id + " cannot go from " + state + " to " + next);
+    ActiveRequest(
+            GenerationRequest request,
+            TokenSink sink,
+            Tokenizer tokenizer,
+            int contextLength,
+            long startNanos,
+            Runnable onCancel) {
+        this.request = request;
+        this.sink = sink;
+        int[] prompt = request.promptTokens();
+        this.stream = new RequestStream(tokenizer, prompt[prompt.length - 1], request.stopStrings(), sink);
+        this.firstTokenStop =
+                new StopCondition(tokenizer, request.stopTokens(), request.maxTokens(), prompt.length, contextLength);
+        this.startNanos = startNanos;
+        this.onCancel = onCancel;
     }
-    RequestState left = state;
-    state = next;
-    return left;
-  }
 
-  /**
-   * True when running out of workers is overload (429, retry later) rather than an outage: nothing was
-   * streamed yet, and every worker this request gave up on had turned it away for lack of room.
-   */
-  boolean onlyRefusedForCapacity() {
-    return stream.delivered() == 0 && !refusedForCapacity.isEmpty() && refusedForCapacity.containsAll(failedWorkers);
-  }
+    @Override
+    public void cancel() {
+        onCancel.run();
+    }
 
-  /** The prompt a (re-)prefill computes: the original prompt followed by every token already delivered. */
-  int[] resumePrompt() {
-    int[] prompt = request.promptTokens();
-    int[] done = stream.deliveredTokens();
-    int[] all = Arrays.copyOf(prompt, prompt.length + done.length);
-    System.arraycopy(done, 0, all, prompt.length, done.length);
-    return all;
-  }
+    RequestState state() {
+        return state;
+    }
 
-  /** The request's log line: id, outcome, workers, attempts, sizes, time to first token, duration. */
-  String summary(String outcome, long nowNanos) {
-    String ttft = firstTokenNanos == 0 ? "-" : Long.toString((firstTokenNanos - startNanos) / 1_000_000);
-    return String.format("request %d %s: prefill %s, decode %s, attempts %d, prompt %d tokens, generated %d,"
-            + " ttft %s ms, %d ms", id, outcome, prefillWorker, decodeWorker, attempt, request.promptTokens().length,
-        stream.delivered(), ttft, (nowNanos - startNanos) / 1_000_000);
-  }
+    boolean ended() {
+        return state == RequestState.ENDED;
+    }
+
+    /** Moves to {@code next}; a transition the state machine does not allow is a bug, and throws. */
+    RequestState moveTo(RequestState next) {
+        if (!state.canMoveTo(next)) {
+            throw new IllegalStateException("request " + id + " cannot go from " + state + " to " + next);
+        }
+        RequestState left = state;
+        state = next;
+        return left;
+    }
+
+    /**
+     * True when running out of workers is overload (429, retry later) rather than an outage: nothing was
+     * streamed yet, and every worker this request gave up on had turned it away for lack of room.
+     */
+    boolean onlyRefusedForCapacity() {
+        return stream.delivered() == 0
+                && !refusedForCapacity.isEmpty()
+                && refusedForCapacity.containsAll(failedWorkers);
+    }
+
+    /** The prompt a (re-)prefill computes: the original prompt followed by every token already delivered. */
+    int[] resumePrompt() {
+        int[] prompt = request.promptTokens();
+        int[] done = stream.deliveredTokens();
+        int[] all = Arrays.copyOf(prompt, prompt.length + done.length);
+        System.arraycopy(done, 0, all, prompt.length, done.length);
+        return all;
+    }
+
+    /** The request's log line: id, outcome, workers, attempts, sizes, time to first token, duration. */
+    String summary(String outcome, long nowNanos) {
+        String ttft = firstTokenNanos == 0 ? "-" : Long.toString((firstTokenNanos - startNanos) / 1_000_000);
+        return String.format(
+                "request %d %s: prefill %s, decode %s, attempts %d, prompt %d tokens, generated %d,"
+                        + " ttft %s ms, %d ms",
+                id,
+                outcome,
+                prefillWorker,
+                decodeWorker,
+                attempt,
+                request.promptTokens().length,
+                stream.delivered(),
+                ttft,
+                (nowNanos - startNanos) / 1_000_000);
+    }
 }

@@ -5,42 +5,42 @@ package dev.tandem.router;
  * shuts down. Counts what it admitted until each request ends. Event loop only.
  */
 final class Admission {
-  private final int maxInFlight;
-  private boolean stopping;
-  private int admitted;
+    private final int maxInFlight;
+    private boolean stopping;
+    private int admitted;
 
-  Admission(int maxInFlight) {
-    this.maxInFlight = maxInFlight;
-  }
-
-  /** Takes a place, or says why not (the request is refused with it, holding nothing). */
-  GenerationFailure admit() {
-    if (stopping) {
-      return GenerationFailure.shuttingDown();
+    Admission(int maxInFlight) {
+        this.maxInFlight = maxInFlight;
     }
-    if (admitted >= maxInFlight) {
-      return GenerationFailure.overloaded(maxInFlight);
+
+    /** Takes a place, or says why not (the request is refused with it, holding nothing). */
+    GenerationFailure admit() {
+        if (stopping) {
+            return GenerationFailure.shuttingDown();
+        }
+        if (admitted >= maxInFlight) {
+            return GenerationFailure.overloaded(maxInFlight);
+        }
+        admitted++;
+        return null;
     }
-    admitted++;
-    return null;
-  }
 
-  /** An admitted request ended. */
-  void release() {
-    admitted--;
-  }
+    /** An admitted request ended. */
+    void release() {
+        admitted--;
+    }
 
-  /** From now on new requests are refused (503); those running go on. */
-  void stopAdmitting() {
-    stopping = true;
-  }
+    /** From now on new requests are refused (503); those running go on. */
+    void stopAdmitting() {
+        stopping = true;
+    }
 
-  boolean stopping() {
-    return stopping;
-  }
+    boolean stopping() {
+        return stopping;
+    }
 
-  /** Requests admitted and not yet ended. */
-  int admitted() {
-    return admitted;
-  }
+    /** Requests admitted and not yet ended. */
+    int admitted() {
+        return admitted;
+    }
 }

@@ -14,21 +14,21 @@ import io.vertx.core.Future;
  */
 public interface Dispatcher {
 
-  /** Has the prefill worker compute the prompt and ship its KV; completes with PREFILL_DONE once the KV is acknowledged. */
-  Future<PrefillDone> prefill(String prefillWorker, PrefillRequest request);
+    /** Has the prefill worker compute the prompt and ship its KV; completes with PREFILL_DONE once the KV is acknowledged. */
+    Future<PrefillDone> prefill(String prefillWorker, PrefillRequest request);
 
-  /** Has the decode worker join the request to its batch; completes once it has. Tokens come separately. */
-  Future<Void> startDecode(String decodeWorker, DecodeRequest request);
+    /** Has the decode worker join the request to its batch; completes once it has. Tokens come separately. */
+    Future<Void> startDecode(String decodeWorker, DecodeRequest request);
 
-  /** Tells a prefill worker to drop the request; nothing comes back. */
-  void cancelPrefill(String prefillWorker, CancelRequest cancel);
+    /** Tells a prefill worker to drop the request; nothing comes back. */
+    void cancelPrefill(String prefillWorker, CancelRequest cancel);
 
-  /** Tells a decode worker to drop the request (its KV and batch slot); nothing comes back. */
-  void cancelDecode(String decodeWorker, CancelRequest cancel);
+    /** Tells a decode worker to drop the request (its KV and batch slot); nothing comes back. */
+    void cancelDecode(String decodeWorker, CancelRequest cancel);
 
-  /**
-   * Tells a decode worker to drop the request and completes once it confirmed, or did not answer in
-   * time — never fails: the caller goes on either way.
-   */
-  Future<Void> cancelDecodeConfirmed(String decodeWorker, CancelRequest cancel);
+    /**
+     * Tells a decode worker to drop the request and completes once it confirmed, or did not answer in
+     * time — never fails: the caller goes on either way.
+     */
+    Future<Void> cancelDecodeConfirmed(String decodeWorker, CancelRequest cancel);
 }

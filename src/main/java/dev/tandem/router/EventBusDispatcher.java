@@ -12,49 +12,51 @@ import io.vertx.core.json.JsonObject;
 
 /** The {@link Dispatcher} of a router node: JSON messages to the workers' addresses, each with its deadline. */
 public final class EventBusDispatcher implements Dispatcher {
-  /** How long a moved request waits for its old decode worker to confirm the cancel before going on anyway. */
-  static final long CANCEL_CONFIRM_TIMEOUT_MS = 1000;
+    /** How long a moved request waits for its old decode worker to confirm the cancel before going on anyway. */
+    static final long CANCEL_CONFIRM_TIMEOUT_MS = 1000;
 
-  private final EventBus bus;
-  private final DeliveryOptions prefillOptions;
-  private final DeliveryOptions decodeStartOptions;
-  private final DeliveryOptions cancelOptions = new DeliveryOptions().setSendTimeout(CANCEL_CONFIRM_TIMEOUT_MS);
+    private final EventBus bus;
+    private final DeliveryOptions prefillOptions;
+    private final DeliveryOptions decodeStartOptions;
+    private final DeliveryOptions cancelOptions = new DeliveryOptions().setSendTimeout(CANCEL_CONFIRM_TIMEOUT_MS);
 
-  /**
-   * @param prefillTimeoutMs     prefill and KV hand-over together
-   * @param decodeStartTimeoutMs the decode worker's answer to DECODE_REQUEST (it joins its batch; no compute)
-   */
-  public EventBusDispatcher(EventBus bus, long prefillTimeoutMs, long decodeStartTimeoutMs) {
-    this.bus = bus;
-    this.prefillOptions = new DeliveryOptions().setSendTimeout(prefillTimeoutMs);
-    this.decodeStartOptions = new DeliveryOptions().setSendTimeout(decodeStartTimeoutMs);
-  }
+    /**
+     * @param prefillTimeoutMs     prefill and KV hand-over together
+     * @param decodeStartTimeoutMs the decode worker's answer to DECODE_REQUEST (it joins its batch; no compute)
+     */
+    public EventBusDispatcher(EventBus bus, long prefillTimeoutMs, long decodeStartTimeoutMs) {
+        this.bus = bus;
+        this.prefillOptions = new DeliveryOptions().setSendTimeout(prefillTimeoutMs);
+        this.decodeStartOptions = new DeliveryOptions().setSendTimeout(decodeStartTimeoutMs);
+    }
 
-  @Override
-  public Future<PrefillDone> prefill(String prefillWorker, PrefillRequest request) {
-    return bus.<JsonObject>request(Addresses.prefill(prefillWorker), PrefillRequest.CODEC.encode(request), prefillOptions)
-        .map(reply -> PrefillDone.CODEC.decode(reply.body()));
-  }
+    @Override
+    public Future<PrefillDone> prefill(String prefillWorker, PrefillRequest request) {
+        return bus.<JsonObject>request(
+                        Addresses.prefill(prefillWorker), PrefillRequest.CODEC.encode(request), prefillOptions)
+                .map(reply -> PrefillDone.CODEC.decode(reply.body()));
+    }
 
-  @Override
-  public Future<Void> startDecode(String decodeWorker, DecodeRequest request) {
-    return bus.request(Addresses.decodeStart(decodeWorker), DecodeRequest.CODEC.encode(request), decodeStartOptions)
-        .mapEmpty();
-  }
+    @Override
+    public Future<Void> startDecode(String decodeWorker, DecodeRequest request) {
+        return bus.request(Addresses.decodeStart(decodeWorker), DecodeRequest.CODEC.encode(request), decodeStartOptions)
+                .mapEmpty();
+    }
 
-  @Override
-  public void cancelPrefill(String prefillWorker, CancelRequest cancel) {
-    bus.send(Addresses.prefillCancel(prefillWorker), CancelRequest.CODEC.encode(cancel));
-  }
+    @Override
+    public void cancelPrefill(String prefillWorker, CancelRequest cancel) {
+        bus.send(Addresses.prefillCancel(prefillWorker), CancelRequest.CODEC.encode(cancel));
+    }
 
-  @Override
-  public void cancelDecode(String decodeWorker, CancelRequest cancel) {
-    bus.send(Addresses.decodeCancel(decodeWorker), CancelRequest.CODEC.encode(cancel));
-  }
+    @Override
+    public void cancelDecode(String decodeWorker, CancelRequest cancel) {
+        bus.send(Addresses.decodeCancel(decodeWorker), CancelRequest.CODEC.encode(cancel));
+    }
 
-  @Override
-  public Future<Void> cancelDecodeConfirmed(String decodeWorker, CancelRequest cancel) {
-    return bus.request(Addresses.decodeCancel(decodeWorker), CancelRequest.CODEC.encode(cancel), cancelOptions)
-        .<Void>mapEmpty().otherwiseEmpty();
-  }
+    @Override
+    public Future<Void> cancelDecodeConfirmed(String decodeWorker, CancelRequest cancel) {
+        return bus.request(Addresses.decodeCancel(decodeWorker), CancelRequest.CODEC.encode(cancel), cancelOptions)
+                .<Void>mapEmpty()
+                .otherwiseEmpty();
+    }
 }

@@ -11,6 +11,10 @@ import java.util.List;
  *                    and never included in the output
  * @param sessionKey  affinity key (OpenAI {@code user} or {@code X-Session-Id}), or null
  */
-public record GenerationRequest(int[] promptTokens, int maxTokens, Sampling sampling, int[] stopTokens,
-                                List<String> stopStrings, String sessionKey) {
-}
+public record GenerationRequest(
+        int[] promptTokens,
+        int maxTokens,
+        Sampling sampling,
+        int[] stopTokens,
+        List<String> stopStrings,
+        String sessionKey) {}

@@ -14,57 +14,63 @@ import java.util.function.IntSupplier;
  * deltas: one lost or reordered message is corrected by the next.
  */
 public final class LoadReporter {
-  /** How long changes are gathered before one report goes out. */
-  public static final long COALESCE_MS = 5;
+    /** How long changes are gathered before one report goes out. */
+    public static final long COALESCE_MS = 5;
 
-  private final Vertx vertx;
-  private final Context context;
-  private final String routerId;
-  private final String nodeId;
-  private final LoadTracker loads;
-  private final IntSupplier requestsInFlight;
-  private final long heartbeatMs;
-  private final AtomicBoolean pending = new AtomicBoolean();
-  private long heartbeatTimer = -1;
+    private final Vertx vertx;
+    private final Context context;
+    private final String routerId;
+    private final String nodeId;
+    private final LoadTracker loads;
+    private final IntSupplier requestsInFlight;
+    private final long heartbeatMs;
+    private final AtomicBoolean pending = new AtomicBoolean();
+    private long heartbeatTimer = -1;
 
-  public LoadReporter(Vertx vertx, Context context, String routerId, String nodeId, LoadTracker loads,
-               IntSupplier requestsInFlight, long heartbeatMs) {
-    this.vertx = vertx;
-    this.context = context;
-    this.routerId = routerId;
-    this.nodeId = nodeId;
-    this.loads = loads;
-    this.requestsInFlight = requestsInFlight;
-    this.heartbeatMs = heartbeatMs;
-  }
-
-  /** Call on the router's context. */
-  public void start() {
-    loads.onChange(this::changed);
-    heartbeatTimer = vertx.setPeriodic(heartbeatMs, t -> publish());
-    publish();
-  }
-
-  public void stop() {
-    loads.onChange(() -> { });
-    if (heartbeatTimer >= 0) {
-      vertx.cancelTimer(heartbeatTimer);
+    public LoadReporter(
+            Vertx vertx,
+            Context context,
+            String routerId,
+            String nodeId,
+            LoadTracker loads,
+            IntSupplier requestsInFlight,
+            long heartbeatMs) {
+        this.vertx = vertx;
+        this.context = context;
+        this.routerId = routerId;
+        this.nodeId = nodeId;
+        this.loads = loads;
+        this.requestsInFlight = requestsInFlight;
+        this.heartbeatMs = heartbeatMs;
     }
-  }
 
-  private void changed() {
-    if (pending.compareAndSet(false, true)) {
-      context.runOnContext(v -> vertx.setTimer(COALESCE_MS, t -> publish()));
+    /** Call on the router's context. */
+    public void start() {
+        loads.onChange(this::changed);
+        heartbeatTimer = vertx.setPeriodic(heartbeatMs, t -> publish());
+        publish();
     }
-  }
 
-  private void publish() {
-    pending.set(false);
-    RouterLoad report = current();
-    vertx.eventBus().publish(Addresses.ROUTER_LOADS, RouterLoad.CODEC.encode(report));
-  }
+    public void stop() {
+        loads.onChange(() -> {});
+        if (heartbeatTimer >= 0) {
+            vertx.cancelTimer(heartbeatTimer);
+        }
+    }
 
-  public RouterLoad current() {
-    return new RouterLoad(routerId, nodeId, requestsInFlight.getAsInt(), loads.snapshot());
-  }
+    private void changed() {
+        if (pending.compareAndSet(false, true)) {
+            context.runOnContext(v -> vertx.setTimer(COALESCE_MS, t -> publish()));
+        }
+    }
+
+    private void publish() {
+        pending.set(false);
+        RouterLoad report = current();
+        vertx.eventBus().publish(Addresses.ROUTER_LOADS, RouterLoad.CODEC.encode(report));
+    }
+
+    public RouterLoad current() {
+        return new RouterLoad(routerId, nodeId, requestsInFlight.getAsInt(), loads.snapshot());
+    }
 }

@@ -9,33 +9,33 @@ import java.util.concurrent.ConcurrentHashMap;
  * replicas. Changed on the router's event loop; safe to read from any thread (tests, admin).
  */
 public final class LoadTracker {
-  private final Map<String, Integer> inFlight = new ConcurrentHashMap<>();
-  private volatile Runnable onChange = () -> { };
+    private final Map<String, Integer> inFlight = new ConcurrentHashMap<>();
+    private volatile Runnable onChange = () -> {};
 
-  /** Called after every change (the replica's load reporter coalesces them). */
-  void onChange(Runnable listener) {
-    this.onChange = listener;
-  }
+    /** Called after every change (the replica's load reporter coalesces them). */
+    void onChange(Runnable listener) {
+        this.onChange = listener;
+    }
 
-  public void acquire(String workerId) {
-    inFlight.merge(workerId, 1, Integer::sum);
-    onChange.run();
-  }
+    public void acquire(String workerId) {
+        inFlight.merge(workerId, 1, Integer::sum);
+        onChange.run();
+    }
 
-  public void release(String workerId) {
-    inFlight.computeIfPresent(workerId, (k, v) -> v <= 1 ? null : v - 1);
-    onChange.run();
-  }
+    public void release(String workerId) {
+        inFlight.computeIfPresent(workerId, (k, v) -> v <= 1 ? null : v - 1);
+        onChange.run();
+    }
 
-  public int inFlight(String workerId) {
-    return inFlight.getOrDefault(workerId, 0);
-  }
+    public int inFlight(String workerId) {
+        return inFlight.getOrDefault(workerId, 0);
+    }
 
-  public int total() {
-    return inFlight.values().stream().mapToInt(Integer::intValue).sum();
-  }
+    public int total() {
+        return inFlight.values().stream().mapToInt(Integer::intValue).sum();
+    }
 
-  public Map<String, Integer> snapshot() {
-    return Map.copyOf(inFlight);
-  }
+    public Map<String, Integer> snapshot() {
+        return Map.copyOf(inFlight);
+    }
 }

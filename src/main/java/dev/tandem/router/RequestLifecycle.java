@@ -29,310 +29,332 @@ import java.util.logging.Logger;
  * number — with a fixed seed the output is the one an undisturbed run gives. Runs on the router's loop.
  */
 final class RequestLifecycle {
-  private static final Logger LOG = Logger.getLogger(RequestLifecycle.class.getName());
-  /** A slow cluster must not hold a finished response back for its affinity record longer than this. */
-  static final long AFFINITY_RECORD_TIMEOUT_MS = 1000;
+    private static final Logger LOG = Logger.getLogger(RequestLifecycle.class.getName());
+    /** A slow cluster must not hold a finished response back for its affinity record longer than this. */
+    static final long AFFINITY_RECORD_TIMEOUT_MS = 1000;
 
-  private final RouterLoop loop;
-  private final Dispatcher workers;
-  private final PairScheduler pairs;
-  private final LoadTracker loads;
-  private final SessionAffinity affinity;
-  private final Admission admission;
-  private final RouterMetrics metrics;
-  private final RouterIdentity identity;
-  /** Requests with an id and not yet ended, by id: what token batches and worker departures are matched against. */
-  private final Map<Long, ActiveRequest> active = new HashMap<>();
+    private final RouterLoop loop;
+    private final Dispatcher workers;
+    private final PairScheduler pairs;
+    private final LoadTracker loads;
+    private final SessionAffinity affinity;
+    private final Admission admission;
+    private final RouterMetrics metrics;
+    private final RouterIdentity identity;
+    /** Requests with an id and not yet ended, by id: what token batches and worker departures are matched against. */
+    private final Map<Long, ActiveRequest> active = new HashMap<>();
 
-  RequestLifecycle(RouterLoop loop, Dispatcher workers, PairScheduler pairs, LoadTracker loads,
-                   SessionAffinity affinity, Admission admission, RouterMetrics metrics, RouterIdentity identity) {
-    this.loop = loop;
-    this.workers = workers;
-    this.pairs = pairs;
-    this.loads = loads;
-    this.affinity = affinity;
-    this.admission = admission;
-    this.metrics = metrics;
-    this.identity = identity;
-  }
-
-  /** The request got its id: token batches and departures find it from now on. */
-  void track(ActiveRequest a) {
-    active.put(a.id, a);
-  }
-
-  ActiveRequest get(long requestId) {
-    return active.get(requestId);
-  }
-
-  Collection<ActiveRequest> active() {
-    return List.copyOf(active.values());
-  }
-
-  /**
-   * Runs a step of a request's life; a bug that throws ends the request with a 500 instead of leaving
-   * it hanging with its load and timers held.
-   */
-  void guarded(ActiveRequest a, Runnable step) {
-    try {
-      step.run();
-    } catch (RuntimeException e) {
-      LOG.log(Level.SEVERE, "request " + a.id + " failed inside the router", e);
-      end(a, new GenerationFailure(500, "server_error", "internal_error", "internal error: " + e), null);
+    RequestLifecycle(
+            RouterLoop loop,
+            Dispatcher workers,
+            PairScheduler pairs,
+            LoadTracker loads,
+            SessionAffinity affinity,
+            Admission admission,
+            RouterMetrics metrics,
+            RouterIdentity identity) {
+        this.loop = loop;
+        this.workers = workers;
+        this.pairs = pairs;
+        this.loads = loads;
+        this.affinity = affinity;
+        this.admission = admission;
+        this.metrics = metrics;
+        this.identity = identity;
     }
-  }
 
-  /** Picks a pair (avoiding the workers that failed this request) and sends PREFILL_REQUEST. */
-  void dispatch(ActiveRequest a) {
-    if (a.ended()) {
-      return;
+    /** The request got its id: token batches and departures find it from now on. */
+    void track(ActiveRequest a) {
+        active.put(a.id, a);
     }
-    int attempt = ++a.attempt;
-    if (attempt > RetryPolicy.MAX_ATTEMPTS) {
-      end(a, RetryPolicy.outOfAttempts(a.failedWorkers, a.onlyRefusedForCapacity()), null);
-      return;
+
+    ActiveRequest get(long requestId) {
+        return active.get(requestId);
     }
-    int[] prompt = a.resumePrompt();
-    PairScheduler.Choice choice = pairs.choose(a.request.sessionKey(), a.affinityWorker, prompt.length,
-        a.failedWorkers);
-    if (choice.missingRole() != null) {
-      end(a, RetryPolicy.outOfWorkers(choice.missingRole(), a.onlyRefusedForCapacity()), null);
-      return;
+
+    Collection<ActiveRequest> active() {
+        return List.copyOf(active.values());
     }
-    if (attempt == 1) {
-      metrics.queued(loop.nanoTime() - a.startNanos);
-      if (a.request.sessionKey() != null) {
-        metrics.affinity(choice.decodeWorker().equals(a.affinityWorker));
-      }
-    } else {
-      metrics.retry(a.stream.delivered() > 0);
+
+    /**
+     * Runs a step of a request's life; a bug that throws ends the request with a 500 instead of leaving
+     * it hanging with its load and timers held.
+     */
+    void guarded(ActiveRequest a, Runnable step) {
+        try {
+            step.run();
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "request " + a.id + " failed inside the router", e);
+            end(a, new GenerationFailure(500, "server_error", "internal_error", "internal error: " + e), null);
+        }
     }
-    a.prefillWorker = choice.prefillWorker();
-    a.decodeWorker = choice.decodeWorker();
-    a.seqOffset = a.stream.delivered();
-    enter(a, RequestState.PREFILLING);
-    LOG.fine(() -> "request " + a.id + " attempt " + attempt + ": prefill " + a.prefillWorker + ", decode "
-        + a.decodeWorker + ", " + prompt.length + " tokens");
-    if (attempt == 1) {
-      a.sink.onAccepted(a.id, a.prefillWorker, a.decodeWorker);
-    }
-    PrefillRequest request = new PrefillRequest(a.id, prompt, a.decodeWorker, a.request.sampling(), identity.nodeId(),
-        attempt);
-    workers.prefill(a.prefillWorker, request).onComplete(ar -> {
-      if (attempt != a.attempt || a.state() != RequestState.PREFILLING) {
-        return; // it ended, moves, or a newer dispatch owns it
-      }
-      guarded(a, () -> {
-        if (ar.succeeded()) {
-          onPrefillDone(a, ar.result());
+
+    /** Picks a pair (avoiding the workers that failed this request) and sends PREFILL_REQUEST. */
+    void dispatch(ActiveRequest a) {
+        if (a.ended()) {
+            return;
+        }
+        int attempt = ++a.attempt;
+        if (attempt > RetryPolicy.MAX_ATTEMPTS) {
+            end(a, RetryPolicy.outOfAttempts(a.failedWorkers, a.onlyRefusedForCapacity()), null);
+            return;
+        }
+        int[] prompt = a.resumePrompt();
+        PairScheduler.Choice choice =
+                pairs.choose(a.request.sessionKey(), a.affinityWorker, prompt.length, a.failedWorkers);
+        if (choice.missingRole() != null) {
+            end(a, RetryPolicy.outOfWorkers(choice.missingRole(), a.onlyRefusedForCapacity()), null);
+            return;
+        }
+        if (attempt == 1) {
+            metrics.queued(loop.nanoTime() - a.startNanos);
+            if (a.request.sessionKey() != null) {
+                metrics.affinity(choice.decodeWorker().equals(a.affinityWorker));
+            }
         } else {
-          onPrefillFailed(a, ar.cause());
+            metrics.retry(a.stream.delivered() > 0);
         }
-      });
-    });
-  }
-
-  private void onPrefillFailed(ActiveRequest a, Throwable cause) {
-    RetryPolicy.Decision decision = RetryPolicy.afterPrefill(cause, a.prefillWorker, a.decodeWorker);
-    if (!decision.retries()) {
-      end(a, decision.failure(), null);
-      return;
-    }
-    LOG.info(() -> "request " + a.id + ": prefill on " + a.prefillWorker + " failed, retrying: " + cause);
-    if (decision.forCapacity()) {
-      a.refusedForCapacity.addAll(decision.avoid());
-    }
-    moveAway(a, decision.avoid(), false);
-  }
-
-  /** The KV is on the decode worker: the first token goes out, and the decode worker takes over. */
-  private void onPrefillDone(ActiveRequest a, PrefillDone done) {
-    LOG.fine(() -> "request " + a.id + " prefilled: " + done);
-    int first = done.firstToken();
-    int index = a.seqOffset;
-    StopCondition.Outcome outcome = a.firstTokenStop.check(first, index + 1);
-    int[] tokens = outcome == StopCondition.Outcome.STOP ? new int[0] : new int[] {first};
-    if (outcome.finished()) {
-      // Done at this token: the KV parked on the decode worker is not needed; free it now.
-      workers.cancelDecode(a.decodeWorker, new CancelRequest(a.id, "finished_at_first_token"));
-      deliver(a, new TokenEvent(a.id, index, tokens, outcome.finishReason(), null));
-      return;
-    }
-    enter(a, RequestState.DECODING);
-    a.lastProgressNanos = loop.nanoTime();
-    deliver(a, new TokenEvent(a.id, index, tokens, null, null));
-    if (a.ended()) {
-      return; // a stop string in the first token ended it
-    }
-    int attempt = a.attempt;
-    String decodeWorker = a.decodeWorker;
-    DecodeRequest decode = new DecodeRequest(a.id, first, a.request.maxTokens() - index, a.request.sampling(),
-        a.request.stopTokens(), identity.routerId(), identity.nodeId(), attempt);
-    workers.startDecode(decodeWorker, decode).onComplete(ar -> {
-      if (ar.succeeded() || attempt != a.attempt || a.state() != RequestState.DECODING) {
-        return;
-      }
-      guarded(a, () -> {
-        RetryPolicy.Decision decision = RetryPolicy.afterDecodeStart(ar.cause(), decodeWorker);
-        if (decision.retries()) {
-          LOG.info(() -> "request " + a.id + ": decode start on " + decodeWorker + " failed: " + ar.cause());
-          move(a, decision.avoid());
-        } else {
-          end(a, decision.failure(), null);
+        a.prefillWorker = choice.prefillWorker();
+        a.decodeWorker = choice.decodeWorker();
+        a.seqOffset = a.stream.delivered();
+        enter(a, RequestState.PREFILLING);
+        LOG.fine(() -> "request " + a.id + " attempt " + attempt + ": prefill " + a.prefillWorker + ", decode "
+                + a.decodeWorker + ", " + prompt.length + " tokens");
+        if (attempt == 1) {
+            a.sink.onAccepted(a.id, a.prefillWorker, a.decodeWorker);
         }
-      });
-    });
-  }
+        PrefillRequest request =
+                new PrefillRequest(a.id, prompt, a.decodeWorker, a.request.sampling(), identity.nodeId(), attempt);
+        workers.prefill(a.prefillWorker, request).onComplete(ar -> {
+            if (attempt != a.attempt || a.state() != RequestState.PREFILLING) {
+                return; // it ended, moves, or a newer dispatch owns it
+            }
+            guarded(a, () -> {
+                if (ar.succeeded()) {
+                    onPrefillDone(a, ar.result());
+                } else {
+                    onPrefillFailed(a, ar.cause());
+                }
+            });
+        });
+    }
 
-  /** An event from the request's current decode worker (the caller checked it is that one, and decoding). */
-  void onDecodeEvent(ActiveRequest a, TokenEvent e) {
-    guarded(a, () -> {
-      if (e.error() != null) {
-        LOG.info(() -> "request " + a.id + ": decode worker " + a.decodeWorker + " failed: " + e.error());
-        move(a, List.of(a.decodeWorker));
-        return;
-      }
-      a.lastProgressNanos = loop.nanoTime();
-      deliver(a, new TokenEvent(e.requestId(), e.seq() + a.seqOffset, e.tokens(), e.finishReason(), null));
-    });
-  }
-
-  /**
-   * Gives up the current workers — a worker failed, stalled or left — and dispatches again without
-   * {@code failed}. Only from {@code PREFILLING} or {@code DECODING}.
-   */
-  void move(ActiveRequest a, List<String> failed) {
-    moveAway(a, failed, a.state() == RequestState.PREFILLING);
-  }
-
-  /** @param prefillOutstanding the prefill worker has not answered: it is told to stop, and avoided */
-  private void moveAway(ActiveRequest a, List<String> failed, boolean prefillOutstanding) {
-    a.failedWorkers.addAll(failed);
-    a.failedOver |= a.stream.delivered() > 0;
-    String decodeWorker = a.decodeWorker;
-    enter(a, RequestState.MOVING);
-    // Only the attempt being left: should it arrive late, the next attempt on the same worker is untouched.
-    CancelRequest cancel = new CancelRequest(a.id, "moved", a.attempt);
-    if (prefillOutstanding) {
-      // A cancel could overtake a new prefill on the same worker: do not go back there.
-      a.failedWorkers.add(a.prefillWorker);
-      workers.cancelPrefill(a.prefillWorker, cancel);
-    }
-    a.decodeWorker = null;
-    int attempt = a.attempt;
-    // The next pair may have the same decode worker, and a cancel that overtook the new KV or decode start
-    // would kill the new attempt: dispatch once the old one is gone there (or it did not answer).
-    workers.cancelDecodeConfirmed(decodeWorker, cancel).onComplete(v -> {
-      if (a.state() == RequestState.MOVING && attempt == a.attempt) {
-        guarded(a, () -> dispatch(a));
-      }
-    });
-  }
-
-  private void deliver(ActiveRequest a, TokenEvent event) {
-    if (event.tokens().length > 0) {
-      long now = loop.nanoTime();
-      if (a.firstTokenNanos == 0) {
-        a.firstTokenNanos = now;
-        metrics.firstToken(now - a.startNanos);
-      } else {
-        metrics.interToken(now - a.lastTokenNanos);
-      }
-      a.lastTokenNanos = now;
-    }
-    if (a.stream.accept(event)) {
-      end(a, a.stream.error() != null ? GenerationFailure.upstream(a.stream.error()) : null, null);
-    }
-  }
-
-  /**
-   * The single exit of a request: exactly once, whatever ended it. {@code failure} null and
-   * {@code cancelReason} null means it finished normally.
-   */
-  void end(ActiveRequest a, GenerationFailure failure, String cancelReason) {
-    if (a.ended()) {
-      return;
-    }
-    enter(a, RequestState.ENDED);
-    admission.release();
-    long now = loop.nanoTime();
-    LOG.info(() -> a.summary(failure != null ? "failed " + failure.status() + " " + failure.code()
-        : cancelReason != null ? "cancelled (" + cancelReason + ")" : "ok " + a.stream.finishReason(), now));
-    metrics.ended(RequestOutcomes.of(a.failedOver, failure, cancelReason), a.request.promptTokens().length,
-        a.stream.delivered(), now - a.startNanos);
-    if (a.timerId >= 0) {
-      loop.cancelTimer(a.timerId);
-    }
-    if (a.id >= 0) {
-      active.remove(a.id);
-    }
-    boolean ok = failure == null && cancelReason == null;
-    if (!ok && a.id >= 0) {
-      tellWorkers(a, cancelReason != null ? cancelReason : failure.code());
-    } else if (a.stream.stoppedByString()) {
-      // The decode worker does not know about stop strings; it would generate on for nobody.
-      tellWorkers(a, "stop_string");
-    }
-    if (ok) {
-      // Recorded before the response ends, so the session's next request already finds it.
-      recordAffinity(a).onComplete(v -> {
-        String tail = a.stream.flushText();
-        if (!tail.isEmpty()) {
-          a.sink.onTokens(new int[0], tail);
+    private void onPrefillFailed(ActiveRequest a, Throwable cause) {
+        RetryPolicy.Decision decision = RetryPolicy.afterPrefill(cause, a.prefillWorker, a.decodeWorker);
+        if (!decision.retries()) {
+            end(a, decision.failure(), null);
+            return;
         }
-        a.sink.onFinish(a.stream.finishReason(), new Usage(a.request.promptTokens().length, a.stream.delivered()));
-      });
-    } else if (failure != null) {
-      a.sink.onError(failure);
+        LOG.info(() -> "request " + a.id + ": prefill on " + a.prefillWorker + " failed, retrying: " + cause);
+        if (decision.forCapacity()) {
+            a.refusedForCapacity.addAll(decision.avoid());
+        }
+        moveAway(a, decision.avoid(), false);
     }
-  }
 
-  /** A worker left: the sessions pinned to it are forgotten (by every router that notices; twice is harmless). */
-  void forgetWorker(String workerId) {
-    affinity.forgetWorker(workerId).onFailure(e -> LOG.log(Level.FINE, "affinity of " + workerId + " not dropped", e));
-  }
+    /** The KV is on the decode worker: the first token goes out, and the decode worker takes over. */
+    private void onPrefillDone(ActiveRequest a, PrefillDone done) {
+        LOG.fine(() -> "request " + a.id + " prefilled: " + done);
+        int first = done.firstToken();
+        int index = a.seqOffset;
+        StopCondition.Outcome outcome = a.firstTokenStop.check(first, index + 1);
+        int[] tokens = outcome == StopCondition.Outcome.STOP ? new int[0] : new int[] {first};
+        if (outcome.finished()) {
+            // Done at this token: the KV parked on the decode worker is not needed; free it now.
+            workers.cancelDecode(a.decodeWorker, new CancelRequest(a.id, "finished_at_first_token"));
+            deliver(a, new TokenEvent(a.id, index, tokens, outcome.finishReason(), null));
+            return;
+        }
+        enter(a, RequestState.DECODING);
+        a.lastProgressNanos = loop.nanoTime();
+        deliver(a, new TokenEvent(a.id, index, tokens, null, null));
+        if (a.ended()) {
+            return; // a stop string in the first token ended it
+        }
+        int attempt = a.attempt;
+        String decodeWorker = a.decodeWorker;
+        DecodeRequest decode = new DecodeRequest(
+                a.id,
+                first,
+                a.request.maxTokens() - index,
+                a.request.sampling(),
+                a.request.stopTokens(),
+                identity.routerId(),
+                identity.nodeId(),
+                attempt);
+        workers.startDecode(decodeWorker, decode).onComplete(ar -> {
+            if (ar.succeeded() || attempt != a.attempt || a.state() != RequestState.DECODING) {
+                return;
+            }
+            guarded(a, () -> {
+                RetryPolicy.Decision decision = RetryPolicy.afterDecodeStart(ar.cause(), decodeWorker);
+                if (decision.retries()) {
+                    LOG.info(() -> "request " + a.id + ": decode start on " + decodeWorker + " failed: " + ar.cause());
+                    move(a, decision.avoid());
+                } else {
+                    end(a, decision.failure(), null);
+                }
+            });
+        });
+    }
 
-  /** Moves the request to {@code next}, taking and giving back worker loads as the two states hold them. */
-  private void enter(ActiveRequest a, RequestState next) {
-    RequestState left = a.moveTo(next);
-    if (left.holdsPrefill() && !next.holdsPrefill()) {
-      loads.release(a.prefillWorker);
+    /** An event from the request's current decode worker (the caller checked it is that one, and decoding). */
+    void onDecodeEvent(ActiveRequest a, TokenEvent e) {
+        guarded(a, () -> {
+            if (e.error() != null) {
+                LOG.info(() -> "request " + a.id + ": decode worker " + a.decodeWorker + " failed: " + e.error());
+                move(a, List.of(a.decodeWorker));
+                return;
+            }
+            a.lastProgressNanos = loop.nanoTime();
+            deliver(a, new TokenEvent(e.requestId(), e.seq() + a.seqOffset, e.tokens(), e.finishReason(), null));
+        });
     }
-    if (left.holdsDecode() && !next.holdsDecode()) {
-      loads.release(a.decodeWorker);
-    }
-    if (!left.holdsPrefill() && next.holdsPrefill()) {
-      loads.acquire(a.prefillWorker);
-    }
-    if (!left.holdsDecode() && next.holdsDecode()) {
-      loads.acquire(a.decodeWorker);
-    }
-  }
 
-  private Future<Void> recordAffinity(ActiveRequest a) {
-    String session = a.request.sessionKey();
-    if (session == null || a.decodeWorker == null || a.decodeWorker.equals(a.affinityWorker)) {
-      return Future.succeededFuture();
+    /**
+     * Gives up the current workers — a worker failed, stalled or left — and dispatches again without
+     * {@code failed}. Only from {@code PREFILLING} or {@code DECODING}.
+     */
+    void move(ActiveRequest a, List<String> failed) {
+        moveAway(a, failed, a.state() == RequestState.PREFILLING);
     }
-    Promise<Void> done = Promise.promise();
-    long timer = loop.setTimer(AFFINITY_RECORD_TIMEOUT_MS, done::tryComplete);
-    affinity.record(session, a.decodeWorker).onComplete(ar -> {
-      loop.cancelTimer(timer);
-      if (ar.failed()) {
-        LOG.log(Level.FINE, "affinity not recorded for request " + a.id, ar.cause());
-      }
-      done.tryComplete();
-    });
-    return done.future();
-  }
 
-  private void tellWorkers(ActiveRequest a, String reason) {
-    CancelRequest cancel = new CancelRequest(a.id, reason);
-    if (a.prefillWorker != null) {
-      workers.cancelPrefill(a.prefillWorker, cancel);
+    /** @param prefillOutstanding the prefill worker has not answered: it is told to stop, and avoided */
+    private void moveAway(ActiveRequest a, List<String> failed, boolean prefillOutstanding) {
+        a.failedWorkers.addAll(failed);
+        a.failedOver |= a.stream.delivered() > 0;
+        String decodeWorker = a.decodeWorker;
+        enter(a, RequestState.MOVING);
+        // Only the attempt being left: should it arrive late, the next attempt on the same worker is untouched.
+        CancelRequest cancel = new CancelRequest(a.id, "moved", a.attempt);
+        if (prefillOutstanding) {
+            // A cancel could overtake a new prefill on the same worker: do not go back there.
+            a.failedWorkers.add(a.prefillWorker);
+            workers.cancelPrefill(a.prefillWorker, cancel);
+        }
+        a.decodeWorker = null;
+        int attempt = a.attempt;
+        // The next pair may have the same decode worker, and a cancel that overtook the new KV or decode start
+        // would kill the new attempt: dispatch once the old one is gone there (or it did not answer).
+        workers.cancelDecodeConfirmed(decodeWorker, cancel).onComplete(v -> {
+            if (a.state() == RequestState.MOVING && attempt == a.attempt) {
+                guarded(a, () -> dispatch(a));
+            }
+        });
     }
-    if (a.decodeWorker != null) {
-      workers.cancelDecode(a.decodeWorker, cancel);
+
+    private void deliver(ActiveRequest a, TokenEvent event) {
+        if (event.tokens().length > 0) {
+            long now = loop.nanoTime();
+            if (a.firstTokenNanos == 0) {
+                a.firstTokenNanos = now;
+                metrics.firstToken(now - a.startNanos);
+            } else {
+                metrics.interToken(now - a.lastTokenNanos);
+            }
+            a.lastTokenNanos = now;
+        }
+        if (a.stream.accept(event)) {
+            end(a, a.stream.error() != null ? GenerationFailure.upstream(a.stream.error()) : null, null);
+        }
     }
-  }
+
+    /**
+     * The single exit of a request: exactly once, whatever ended it. {@code failure} null and
+     * {@code cancelReason} null means it finished normally.
+     */
+    void end(ActiveRequest a, GenerationFailure failure, String cancelReason) {
+        if (a.ended()) {
+            return;
+        }
+        enter(a, RequestState.ENDED);
+        admission.release();
+        long now = loop.nanoTime();
+        LOG.info(() -> a.summary(
+                failure != null
+                        ? "failed " + failure.status() + " " + failure.code()
+                        : cancelReason != null ? "cancelled (" + cancelReason + ")" : "ok " + a.stream.finishReason(),
+                now));
+        metrics.ended(
+                RequestOutcomes.of(a.failedOver, failure, cancelReason),
+                a.request.promptTokens().length,
+                a.stream.delivered(),
+                now - a.startNanos);
+        if (a.timerId >= 0) {
+            loop.cancelTimer(a.timerId);
+        }
+        if (a.id >= 0) {
+            active.remove(a.id);
+        }
+        boolean ok = failure == null && cancelReason == null;
+        if (!ok && a.id >= 0) {
+            tellWorkers(a, cancelReason != null ? cancelReason : failure.code());
+        } else if (a.stream.stoppedByString()) {
+            // The decode worker does not know about stop strings; it would generate on for nobody.
+            tellWorkers(a, "stop_string");
+        }
+        if (ok) {
+            // Recorded before the response ends, so the session's next request already finds it.
+            recordAffinity(a).onComplete(v -> {
+                String tail = a.stream.flushText();
+                if (!tail.isEmpty()) {
+                    a.sink.onTokens(new int[0], tail);
+                }
+                a.sink.onFinish(
+                        a.stream.finishReason(), new Usage(a.request.promptTokens().length, a.stream.delivered()));
+            });
+        } else if (failure != null) {
+            a.sink.onError(failure);
+        }
+    }
+
+    /** A worker left: the sessions pinned to it are forgotten (by every router that notices; twice is harmless). */
+    void forgetWorker(String workerId) {
+        affinity.forgetWorker(workerId)
+                .onFailure(e -> LOG.log(Level.FINE, "affinity of " + workerId + " not dropped", e));
+    }
+
+    /** Moves the request to {@code next}, taking and giving back worker loads as the two states hold them. */
+    private void enter(ActiveRequest a, RequestState next) {
+        RequestState left = a.moveTo(next);
+        if (left.holdsPrefill() && !next.holdsPrefill()) {
+            loads.release(a.prefillWorker);
+        }
+        if (left.holdsDecode() && !next.holdsDecode()) {
+            loads.release(a.decodeWorker);
+        }
+        if (!left.holdsPrefill() && next.holdsPrefill()) {
+            loads.acquire(a.prefillWorker);
+        }
+        if (!left.holdsDecode() && next.holdsDecode()) {
+            loads.acquire(a.decodeWorker);
+        }
+    }
+
+    private Future<Void> recordAffinity(ActiveRequest a) {
+        String session = a.request.sessionKey();
+        if (session == null || a.decodeWorker == null || a.decodeWorker.equals(a.affinityWorker)) {
+            return Future.succeededFuture();
+        }
+        Promise<Void> done = Promise.promise();
+        long timer = loop.setTimer(AFFINITY_RECORD_TIMEOUT_MS, done::tryComplete);
+        affinity.record(session, a.decodeWorker).onComplete(ar -> {
+            loop.cancelTimer(timer);
+            if (ar.failed()) {
+                LOG.log(Level.FINE, "affinity not recorded for request " + a.id, ar.cause());
+            }
+            done.tryComplete();
+        });
+        return done.future();
+    }
+
+    private void tellWorkers(ActiveRequest a, String reason) {
+        CancelRequest cancel = new CancelRequest(a.id, reason);
+        if (a.prefillWorker != null) {
+            workers.cancelPrefill(a.prefillWorker, cancel);
+        }
+        if (a.decodeWorker != null) {
+            workers.cancelDecode(a.decodeWorker, cancel);
+        }
+    }
 }

@@ -20,200 +20,212 @@ import java.util.function.ToLongFunction;
  * {@link RouterLoop}, so request state needs no locks. Built with {@link #builder()}.
  */
 public final class RequestRouter {
-  /** The caller's handle on a submitted request. */
-  public interface Handle {
-    /** The client went away: stop the request on its workers and free everything it holds. */
-    void cancel();
-  }
-
-  private final RouterLoop loop;
-  private final Admission admission;
-  private final RequestLifecycle lifecycle;
-  private final Failover failover;
-  private final RequestIds ids;
-  private final SessionAffinity affinity;
-  private final LoadTracker loads;
-  private final RouterMetrics metrics;
-  private final Tokenizer tokenizer;
-  private final int contextLength;
-  private final RouterSettings settings;
-
-  private RequestRouter(Builder b) {
-    this.loop = b.loop;
-    this.admission = new Admission(b.settings.maxInFlight());
-    this.ids = b.ids;
-    this.affinity = b.affinity;
-    this.loads = b.loads;
-    this.metrics = b.metrics;
-    this.tokenizer = b.tokenizer;
-    this.contextLength = b.contextLength;
-    this.settings = b.settings;
-    this.lifecycle = new RequestLifecycle(b.loop, b.dispatcher, b.pairs, b.loads, b.affinity, admission, b.metrics,
-        b.identity);
-    this.failover = new Failover(b.loop, lifecycle, b.settings.decodeStallTimeoutMs());
-  }
-
-  public static Builder builder() {
-    return new Builder();
-  }
-
-  /** Starts a request; its output goes to {@code sink}. Call on the router's loop. */
-  public Handle submit(GenerationRequest request, TokenSink sink) {
-    ActiveRequest[] self = new ActiveRequest[1];
-    ActiveRequest a = new ActiveRequest(request, sink, tokenizer, contextLength, loop.nanoTime(),
-        () -> loop.execute(() -> lifecycle.end(self[0], null, "cancelled")));
-    self[0] = a;
-    GenerationFailure refused = admission.admit();
-    if (refused != null) {
-      // Refused before anything is taken: nothing to release.
-      a.moveTo(RequestState.ENDED);
-      metrics.ended(RouterMetrics.Outcome.REJECTED, 0, 0, 0);
-      sink.onError(refused);
-      return a;
-    }
-    // The deadline covers everything, waiting for an id included.
-    long timeoutMs = settings.requestTimeoutMs();
-    a.timerId = loop.setTimer(timeoutMs, () -> lifecycle.end(a, GenerationFailure.timeout(timeoutMs), null));
-    ids.next().onComplete(id -> lifecycle.guarded(a, () -> {
-      if (a.ended()) {
-        return;
-      }
-      if (id.failed()) {
-        lifecycle.end(a, GenerationFailure.upstream("no request id: " + id.cause().getMessage()), null);
-        return;
-      }
-      a.id = id.result();
-      lifecycle.track(a);
-      Future<String> pinned = request.sessionKey() == null ? Future.succeededFuture()
-          : affinity.lookup(request.sessionKey());
-      pinned.onComplete(worker -> lifecycle.guarded(a, () -> {
-        a.affinityWorker = worker.succeeded() ? worker.result() : null;
-        lifecycle.dispatch(a);
-      }));
-    }));
-    return a;
-  }
-
-  /** Tokens from a decode worker's step, for any number of this router's requests. */
-  public void onTokenBatch(TokenBatch batch) {
-    for (TokenEvent e : batch.events()) {
-      ActiveRequest a = lifecycle.get(e.requestId());
-      // Only the request's current decode worker speaks for it; a replaced one may still be talking.
-      if (a != null && a.state() == RequestState.DECODING && batch.workerId().equals(a.decodeWorker)) {
-        lifecycle.onDecodeEvent(a, e);
-      }
-    }
-  }
-
-  /**
-   * A worker left the registry (its member died, its heartbeat lapsed, or it withdrew): every request
-   * it was serving goes to another worker ({@link Failover}).
-   */
-  public void onWorkerGone(String workerId) {
-    failover.workerGone(workerId);
-  }
-
-  /**
-   * Moves every decoding request whose decode worker is stuck ({@link Failover#moveStalled}).
-   *
-   * @param workerProgressNanos when a worker last reported a new decode step (on the loop's clock)
-   */
-  public void moveStalled(ToLongFunction<String> workerProgressNanos) {
-    failover.moveStalled(workerProgressNanos);
-  }
-
-  /** Requests with an id and not yet ended. */
-  public int activeRequests() {
-    return lifecycle.active().size();
-  }
-
-  /** From now on new requests are refused (503); those running go on. Loop only. */
-  public void stopAdmitting() {
-    admission.stopAdmitting();
-  }
-
-  public boolean stopping() {
-    return admission.stopping();
-  }
-
-  /** Requests admitted and not yet ended (including those still waiting for an id). */
-  public int admitted() {
-    return admission.admitted();
-  }
-
-  /** This router's requests in flight per worker. */
-  public LoadTracker loads() {
-    return loads;
-  }
-
-  /** What the request core works with; the router node wires the real parts, unit tests fakes. */
-  public static final class Builder {
-    private RouterLoop loop;
-    private Dispatcher dispatcher;
-    private PairScheduler pairs;
-    private LoadTracker loads;
-    private SessionAffinity affinity;
-    private RequestIds ids;
-    private RouterMetrics metrics;
-    private RouterSettings settings;
-    private RouterIdentity identity;
-    private Tokenizer tokenizer;
-    private int contextLength;
-
-    private Builder() {
+    /** The caller's handle on a submitted request. */
+    public interface Handle {
+        /** The client went away: stop the request on its workers and free everything it holds. */
+        void cancel();
     }
 
-    public Builder loop(RouterLoop loop) {
-      this.loop = loop;
-      return this;
+    private final RouterLoop loop;
+    private final Admission admission;
+    private final RequestLifecycle lifecycle;
+    private final Failover failover;
+    private final RequestIds ids;
+    private final SessionAffinity affinity;
+    private final LoadTracker loads;
+    private final RouterMetrics metrics;
+    private final Tokenizer tokenizer;
+    private final int contextLength;
+    private final RouterSettings settings;
+
+    private RequestRouter(Builder b) {
+        this.loop = b.loop;
+        this.admission = new Admission(b.settings.maxInFlight());
+        this.ids = b.ids;
+        this.affinity = b.affinity;
+        this.loads = b.loads;
+        this.metrics = b.metrics;
+        this.tokenizer = b.tokenizer;
+        this.contextLength = b.contextLength;
+        this.settings = b.settings;
+        this.lifecycle = new RequestLifecycle(
+                b.loop, b.dispatcher, b.pairs, b.loads, b.affinity, admission, b.metrics, b.identity);
+        this.failover = new Failover(b.loop, lifecycle, b.settings.decodeStallTimeoutMs());
     }
 
-    public Builder dispatcher(Dispatcher dispatcher) {
-      this.dispatcher = dispatcher;
-      return this;
+    public static Builder builder() {
+        return new Builder();
     }
 
-    /** The pair scheduler and the load tracker it reads: the core takes and gives back load there. */
-    public Builder scheduling(PairScheduler pairs, LoadTracker loads) {
-      this.pairs = pairs;
-      this.loads = loads;
-      return this;
+    /** Starts a request; its output goes to {@code sink}. Call on the router's loop. */
+    public Handle submit(GenerationRequest request, TokenSink sink) {
+        ActiveRequest[] self = new ActiveRequest[1];
+        ActiveRequest a = new ActiveRequest(
+                request,
+                sink,
+                tokenizer,
+                contextLength,
+                loop.nanoTime(),
+                () -> loop.execute(() -> lifecycle.end(self[0], null, "cancelled")));
+        self[0] = a;
+        GenerationFailure refused = admission.admit();
+        if (refused != null) {
+            // Refused before anything is taken: nothing to release.
+            a.moveTo(RequestState.ENDED);
+            metrics.ended(RouterMetrics.Outcome.REJECTED, 0, 0, 0);
+            sink.onError(refused);
+            return a;
+        }
+        // The deadline covers everything, waiting for an id included.
+        long timeoutMs = settings.requestTimeoutMs();
+        a.timerId = loop.setTimer(timeoutMs, () -> lifecycle.end(a, GenerationFailure.timeout(timeoutMs), null));
+        ids.next()
+                .onComplete(id -> lifecycle.guarded(a, () -> {
+                    if (a.ended()) {
+                        return;
+                    }
+                    if (id.failed()) {
+                        lifecycle.end(
+                                a,
+                                GenerationFailure.upstream(
+                                        "no request id: " + id.cause().getMessage()),
+                                null);
+                        return;
+                    }
+                    a.id = id.result();
+                    lifecycle.track(a);
+                    Future<String> pinned = request.sessionKey() == null
+                            ? Future.succeededFuture()
+                            : affinity.lookup(request.sessionKey());
+                    pinned.onComplete(worker -> lifecycle.guarded(a, () -> {
+                        a.affinityWorker = worker.succeeded() ? worker.result() : null;
+                        lifecycle.dispatch(a);
+                    }));
+                }));
+        return a;
     }
 
-    /** The cluster-wide state it shares with the other replicas. */
-    public Builder shared(SessionAffinity affinity, RequestIds ids) {
-      this.affinity = affinity;
-      this.ids = ids;
-      return this;
+    /** Tokens from a decode worker's step, for any number of this router's requests. */
+    public void onTokenBatch(TokenBatch batch) {
+        for (TokenEvent e : batch.events()) {
+            ActiveRequest a = lifecycle.get(e.requestId());
+            // Only the request's current decode worker speaks for it; a replaced one may still be talking.
+            if (a != null
+                    && a.state() == RequestState.DECODING
+                    && batch.workerId().equals(a.decodeWorker)) {
+                lifecycle.onDecodeEvent(a, e);
+            }
+        }
     }
 
-    public Builder metrics(RouterMetrics metrics) {
-      this.metrics = metrics;
-      return this;
+    /**
+     * A worker left the registry (its member died, its heartbeat lapsed, or it withdrew): every request
+     * it was serving goes to another worker ({@link Failover}).
+     */
+    public void onWorkerGone(String workerId) {
+        failover.workerGone(workerId);
     }
 
-    public Builder settings(RouterSettings settings, RouterIdentity identity) {
-      this.settings = settings;
-      this.identity = identity;
-      return this;
+    /**
+     * Moves every decoding request whose decode worker is stuck ({@link Failover#moveStalled}).
+     *
+     * @param workerProgressNanos when a worker last reported a new decode step (on the loop's clock)
+     */
+    public void moveStalled(ToLongFunction<String> workerProgressNanos) {
+        failover.moveStalled(workerProgressNanos);
     }
 
-    /** The served model's tokenizer (stop rules, text) and context length. */
-    public Builder model(Tokenizer tokenizer, int contextLength) {
-      this.tokenizer = tokenizer;
-      this.contextLength = contextLength;
-      return this;
+    /** Requests with an id and not yet ended. */
+    public int activeRequests() {
+        return lifecycle.active().size();
     }
 
-    public RequestRouter build() {
-      Objects.requireNonNull(loop, "loop");
-      Objects.requireNonNull(dispatcher, "dispatcher");
-      Objects.requireNonNull(pairs, "scheduling");
-      Objects.requireNonNull(affinity, "shared");
-      Objects.requireNonNull(metrics, "metrics");
-      Objects.requireNonNull(settings, "settings");
-      Objects.requireNonNull(tokenizer, "model");
-      return new RequestRouter(this);
+    /** From now on new requests are refused (503); those running go on. Loop only. */
+    public void stopAdmitting() {
+        admission.stopAdmitting();
     }
-  }
+
+    public boolean stopping() {
+        return admission.stopping();
+    }
+
+    /** Requests admitted and not yet ended (including those still waiting for an id). */
+    public int admitted() {
+        return admission.admitted();
+    }
+
+    /** This router's requests in flight per worker. */
+    public LoadTracker loads() {
+        return loads;
+    }
+
+    /** What the request core works with; the router node wires the real parts, unit tests fakes. */
+    public static final class Builder {
+        private RouterLoop loop;
+        private Dispatcher dispatcher;
+        private PairScheduler pairs;
+        private LoadTracker loads;
+        private SessionAffinity affinity;
+        private RequestIds ids;
+        private RouterMetrics metrics;
+        private RouterSettings settings;
+        private RouterIdentity identity;
+        private Tokenizer tokenizer;
+        private int contextLength;
+
+        private Builder() {}
+
+        public Builder loop(RouterLoop loop) {
+            this.loop = loop;
+            return this;
+        }
+
+        public Builder dispatcher(Dispatcher dispatcher) {
+            this.dispatcher = dispatcher;
+            return this;
+        }
+
+        /** The pair scheduler and the load tracker it reads: the core takes and gives back load there. */
+        public Builder scheduling(PairScheduler pairs, LoadTracker loads) {
+            this.pairs = pairs;
+            this.loads = loads;
+            return this;
+        }
+
+        /** The cluster-wide state it shares with the other replicas. */
+        public Builder shared(SessionAffinity affinity, RequestIds ids) {
+            this.affinity = affinity;
+            this.ids = ids;
+            return this;
+        }
+
+        public Builder metrics(RouterMetrics metrics) {
+            this.metrics = metrics;
+            return this;
+        }
+
+        public Builder settings(RouterSettings settings, RouterIdentity identity) {
+            this.settings = settings;
+            this.identity = identity;
+            return this;
+        }
+
+        /** The served model's tokenizer (stop rules, text) and context length. */
+        public Builder model(Tokenizer tokenizer, int contextLength) {
+            this.tokenizer = tokenizer;
+            this.contextLength = contextLength;
+            return this;
+        }
+
+        public RequestRouter build() {
+            Objects.requireNonNull(loop, "loop");
+            Objects.requireNonNull(dispatcher, "dispatcher");
+            Objects.requireNonNull(pairs, "scheduling");
+            Objects.requireNonNull(affinity, "shared");
+            Objects.requireNonNull(metrics, "metrics");
+            Objects.requireNonNull(settings, "settings");
+            Objects.requireNonNull(tokenizer, "model");
+            return new RequestRouter(this);
+        }
+    }
 }

@@ -7,14 +7,14 @@ package dev.tandem.router;
  */
 public interface RouterLoop {
 
-  /** A monotonic clock in nanoseconds ({@link System#nanoTime()} in production). */
-  long nanoTime();
+    /** A monotonic clock in nanoseconds ({@link System#nanoTime()} in production). */
+    long nanoTime();
 
-  /** Runs {@code task} on the loop, later — never inline, so a caller's own state is settled first. */
-  void execute(Runnable task);
+    /** Runs {@code task} on the loop, later — never inline, so a caller's own state is settled first. */
+    void execute(Runnable task);
 
-  /** Runs {@code task} on the loop once, after {@code delayMs}; returns an id for {@link #cancelTimer}. */
-  long setTimer(long delayMs, Runnable task);
+    /** Runs {@code task} on the loop once, after {@code delayMs}; returns an id for {@link #cancelTimer}. */
+    long setTimer(long delayMs, Runnable task);
 
-  void cancelTimer(long timerId);
+    void cancelTimer(long timerId);
 }

@@ -7,14 +7,13 @@ package dev.tandem.router;
  */
 public interface TokenSink {
 
-  /** The request has an id and its workers; nothing has been computed yet. */
-  default void onAccepted(long requestId, String prefillWorker, String decodeWorker) {
-  }
+    /** The request has an id and its workers; nothing has been computed yet. */
+    default void onAccepted(long requestId, String prefillWorker, String decodeWorker) {}
 
-  /** Generated tokens in order, and the text that is now complete (may be empty while UTF-8 is incomplete). */
-  void onTokens(int[] tokenIds, String text);
+    /** Generated tokens in order, and the text that is now complete (may be empty while UTF-8 is incomplete). */
+    void onTokens(int[] tokenIds, String text);
 
-  void onFinish(String finishReason, Usage usage);
+    void onFinish(String finishReason, Usage usage);
 
-  void onError(GenerationFailure failure);
+    void onError(GenerationFailure failure);
 }

@@ -13,19 +13,21 @@ import java.util.function.ToIntFunction;
  * workers through it.
  */
 public final class WorkerViews {
-  private final Function<WorkerRole, List<WorkerDescriptor>> registry;
-  private final ToIntFunction<String> inFlight;
+    private final Function<WorkerRole, List<WorkerDescriptor>> registry;
+    private final ToIntFunction<String> inFlight;
 
-  /**
-   * @param registry the registered workers of a role, sorted by id (a snapshot per call)
-   * @param inFlight requests every router replica has in flight on a worker
-   */
-  public WorkerViews(Function<WorkerRole, List<WorkerDescriptor>> registry, ToIntFunction<String> inFlight) {
-    this.registry = registry;
-    this.inFlight = inFlight;
-  }
+    /**
+     * @param registry the registered workers of a role, sorted by id (a snapshot per call)
+     * @param inFlight requests every router replica has in flight on a worker
+     */
+    public WorkerViews(Function<WorkerRole, List<WorkerDescriptor>> registry, ToIntFunction<String> inFlight) {
+        this.registry = registry;
+        this.inFlight = inFlight;
+    }
 
-  public List<WorkerView> of(WorkerRole role) {
-    return registry.apply(role).stream().map(w -> new WorkerView(w, inFlight.applyAsInt(w.workerId()))).toList();
-  }
+    public List<WorkerView> of(WorkerRole role) {
+        return registry.apply(role).stream()
+                .map(w -> new WorkerView(w, inFlight.applyAsInt(w.workerId())))
+                .toList();
+    }
 }

@@ -19,186 +19,183 @@ import java.util.Map;
  */
 final class DecodeBatch {
 
-  /** The sequences one step advances, frozen when the step begins. */
-  record Step(List<DecodeSequence> sequences) {
-  }
+    /** The sequences one step advances, frozen when the step begins. */
+    record Step(List<DecodeSequence> sequences) {}
 
-  /** What a step did to one sequence: the token it produced (or none) and whether it finished. */
-  record Outcome(DecodeSequence sequence, int seq, int[] tokens, String finishReason) {
-  }
+    /** What a step did to one sequence: the token it produced (or none) and whether it finished. */
+    record Outcome(DecodeSequence sequence, int seq, int[] tokens, String finishReason) {}
 
-  private final Engine engine;
-  private final int maxBatch;
-  private final ArrayDeque<DecodeSequence> waiting = new ArrayDeque<>();
-  private final Map<Long, DecodeSequence> active = new LinkedHashMap<>();
-  private Step running;
+    private final Engine engine;
+    private final int maxBatch;
+    private final ArrayDeque<DecodeSequence> waiting = new ArrayDeque<>();
+    private final Map<Long, DecodeSequence> active = new LinkedHashMap<>();
+    private Step running;
 
-  DecodeBatch(Engine engine, int maxBatch) {
-    this.engine = engine;
-    this.maxBatch = maxBatch;
-  }
+    DecodeBatch(Engine engine, int maxBatch) {
+        this.engine = engine;
+        this.maxBatch = maxBatch;
+    }
 
-  void join(DecodeSequence sequence) {
-    waiting.add(sequence);
-  }
+    void join(DecodeSequence sequence) {
+        waiting.add(sequence);
+    }
 
-  /** Cancels a sequence: gone now if idle, or dropped when the step computing it completes. */
-  DecodeSequence cancel(long requestId) {
-    for (Iterator<DecodeSequence> it = waiting.iterator(); it.hasNext(); ) {
-      DecodeSequence s = it.next();
-      if (s.requestId == requestId) {
-        it.remove();
-        s.cache.free();
+    /** Cancels a sequence: gone now if idle, or dropped when the step computing it completes. */
+    DecodeSequence cancel(long requestId) {
+        for (Iterator<DecodeSequence> it = waiting.iterator(); it.hasNext(); ) {
+            DecodeSequence s = it.next();
+            if (s.requestId == requestId) {
+                it.remove();
+                s.cache.free();
+                return s;
+            }
+        }
+        DecodeSequence s = active.get(requestId);
+        if (s == null || s.cancelled) {
+            return null;
+        }
+        s.cancelled = true;
+        if (running == null || !running.sequences.contains(s)) {
+            active.remove(requestId);
+            s.cache.free();
+        }
         return s;
-      }
     }
-    DecodeSequence s = active.get(requestId);
-    if (s == null || s.cancelled) {
-      return null;
-    }
-    s.cancelled = true;
-    if (running == null || !running.sequences.contains(s)) {
-      active.remove(requestId);
-      s.cache.free();
-    }
-    return s;
-  }
 
-  /** The requests (active or waiting) of the router on a cluster member. */
-  List<Long> requestsOf(String routerNode) {
-    List<Long> ids = new java.util.ArrayList<>();
-    for (DecodeSequence s : active.values()) {
-      if (routerNode.equals(s.routerNode) && !s.cancelled) {
-        ids.add(s.requestId);
-      }
+    /** The requests (active or waiting) of the router on a cluster member. */
+    List<Long> requestsOf(String routerNode) {
+        List<Long> ids = new java.util.ArrayList<>();
+        for (DecodeSequence s : active.values()) {
+            if (routerNode.equals(s.routerNode) && !s.cancelled) {
+                ids.add(s.requestId);
+            }
+        }
+        for (DecodeSequence s : waiting) {
+            if (routerNode.equals(s.routerNode)) {
+                ids.add(s.requestId);
+            }
+        }
+        return ids;
     }
-    for (DecodeSequence s : waiting) {
-      if (routerNode.equals(s.routerNode)) {
-        ids.add(s.requestId);
-      }
-    }
-    return ids;
-  }
 
-  /** The attempt of the request's sequence here (not cancelled), or null when it has none. */
-  Integer attemptOf(long requestId) {
-    DecodeSequence s = active.get(requestId);
-    if (s != null && !s.cancelled) {
-      return s.attempt;
+    /** The attempt of the request's sequence here (not cancelled), or null when it has none. */
+    Integer attemptOf(long requestId) {
+        DecodeSequence s = active.get(requestId);
+        if (s != null && !s.cancelled) {
+            return s.attempt;
+        }
+        for (DecodeSequence w : waiting) {
+            if (w.requestId == requestId) {
+                return w.attempt;
+            }
+        }
+        return null;
     }
-    for (DecodeSequence w : waiting) {
-      if (w.requestId == requestId) {
-        return w.attempt;
-      }
-    }
-    return null;
-  }
 
-  boolean stepping() {
-    return running != null;
-  }
+    boolean stepping() {
+        return running != null;
+    }
 
-  int activeCount() {
-    return active.size();
-  }
+    int activeCount() {
+        return active.size();
+    }
 
-  int waitingCount() {
-    return waiting.size();
-  }
+    int waitingCount() {
+        return waiting.size();
+    }
 
-  long kvBytes() {
-    long bytes = 0;
-    for (DecodeSequence s : active.values()) {
-      bytes += s.cache.bytes();
+    long kvBytes() {
+        long bytes = 0;
+        for (DecodeSequence s : active.values()) {
+            bytes += s.cache.bytes();
+        }
+        for (DecodeSequence s : waiting) {
+            bytes += s.cache.bytes();
+        }
+        return bytes;
     }
-    for (DecodeSequence s : waiting) {
-      bytes += s.cache.bytes();
-    }
-    return bytes;
-  }
 
-  /** Admits waiting sequences up to the batch limit and freezes the step; null when there is nothing to do. */
-  Step begin() {
-    if (running != null) {
-      throw new IllegalStateException("a step is already running");
+    /** Admits waiting sequences up to the batch limit and freezes the step; null when there is nothing to do. */
+    Step begin() {
+        if (running != null) {
+            throw new IllegalStateException("a step is already running");
+        }
+        while (active.size() < maxBatch && !waiting.isEmpty()) {
+            DecodeSequence s = waiting.poll();
+            active.put(s.requestId, s);
+        }
+        if (active.isEmpty()) {
+            return null;
+        }
+        running = new Step(List.copyOf(active.values()));
+        return running;
     }
-    while (active.size() < maxBatch && !waiting.isEmpty()) {
-      DecodeSequence s = waiting.poll();
-      active.put(s.requestId, s);
-    }
-    if (active.isEmpty()) {
-      return null;
-    }
-    running = new Step(List.copyOf(active.values()));
-    return running;
-  }
 
-  /** What a step computed: each sequence's logits and the token sampled from them. */
-  record StepResult(float[][] logits, int[] tokens) {
-  }
+    /** What a step computed: each sequence's logits and the token sampled from them. */
+    record StepResult(float[][] logits, int[] tokens) {}
 
-  /** The math of a step — forward pass and sampling; blocking, for a compute thread. */
-  StepResult compute(Step step) {
-    List<KvCache> caches = new ArrayList<>(step.sequences.size());
-    int[] inputs = new int[step.sequences.size()];
-    for (int i = 0; i < inputs.length; i++) {
-      DecodeSequence s = step.sequences.get(i);
-      caches.add(s.cache);
-      inputs[i] = s.lastToken;
+    /** The math of a step — forward pass and sampling; blocking, for a compute thread. */
+    StepResult compute(Step step) {
+        List<KvCache> caches = new ArrayList<>(step.sequences.size());
+        int[] inputs = new int[step.sequences.size()];
+        for (int i = 0; i < inputs.length; i++) {
+            DecodeSequence s = step.sequences.get(i);
+            caches.add(s.cache);
+            inputs[i] = s.lastToken;
+        }
+        float[][] logits = engine.decodeStep(caches, inputs);
+        int[] sampled = new int[logits.length];
+        for (int i = 0; i < logits.length; i++) {
+            DecodeSequence s = step.sequences.get(i);
+            sampled[i] = Sampler.sample(logits[i], s.sampling, s.cache.length());
+        }
+        return new StepResult(logits, sampled);
     }
-    float[][] logits = engine.decodeStep(caches, inputs);
-    int[] sampled = new int[logits.length];
-    for (int i = 0; i < logits.length; i++) {
-      DecodeSequence s = step.sequences.get(i);
-      sampled[i] = Sampler.sample(logits[i], s.sampling, s.cache.length());
-    }
-    return new StepResult(logits, sampled);
-  }
 
-  /**
-   * Applies each sequence's sampled token and retires finished and cancelled sequences
-   * (freeing their KV). Cancelled sequences produce no outcome: nobody waits for them.
-   */
-  List<Outcome> complete(Step step, StepResult result) {
-    if (step != running) {
-      throw new IllegalStateException("completing a step that is not running");
+    /**
+     * Applies each sequence's sampled token and retires finished and cancelled sequences
+     * (freeing their KV). Cancelled sequences produce no outcome: nobody waits for them.
+     */
+    List<Outcome> complete(Step step, StepResult result) {
+        if (step != running) {
+            throw new IllegalStateException("completing a step that is not running");
+        }
+        running = null;
+        List<Outcome> outcomes = new ArrayList<>(step.sequences.size());
+        for (int i = 0; i < result.tokens().length; i++) {
+            DecodeSequence s = step.sequences.get(i);
+            if (s.cancelled) {
+                retire(s);
+                continue;
+            }
+            int token = result.tokens()[i];
+            int seq = s.generated;
+            s.generated++;
+            StopCondition.Outcome outcome = s.stop.check(token, s.generated);
+            int[] emitted = outcome == StopCondition.Outcome.STOP ? new int[0] : new int[] {token};
+            s.lastToken = token;
+            if (outcome.finished()) {
+                retire(s);
+                outcomes.add(new Outcome(s, seq, emitted, outcome.finishReason()));
+            } else {
+                outcomes.add(new Outcome(s, seq, emitted, null));
+            }
+        }
+        return outcomes;
     }
-    running = null;
-    List<Outcome> outcomes = new ArrayList<>(step.sequences.size());
-    for (int i = 0; i < result.tokens().length; i++) {
-      DecodeSequence s = step.sequences.get(i);
-      if (s.cancelled) {
-        retire(s);
-        continue;
-      }
-      int token = result.tokens()[i];
-      int seq = s.generated;
-      s.generated++;
-      StopCondition.Outcome outcome = s.stop.check(token, s.generated);
-      int[] emitted = outcome == StopCondition.Outcome.STOP ? new int[0] : new int[] {token};
-      s.lastToken = token;
-      if (outcome.finished()) {
-        retire(s);
-        outcomes.add(new Outcome(s, seq, emitted, outcome.finishReason()));
-      } else {
-        outcomes.add(new Outcome(s, seq, emitted, null));
-      }
-    }
-    return outcomes;
-  }
 
-  /** A step whose compute failed: its sequences cannot continue (their caches are in an unknown state). */
-  List<DecodeSequence> abort(Step step) {
-    running = null;
-    for (DecodeSequence s : step.sequences) {
-      retire(s);
+    /** A step whose compute failed: its sequences cannot continue (their caches are in an unknown state). */
+    List<DecodeSequence> abort(Step step) {
+        running = null;
+        for (DecodeSequence s : step.sequences) {
+            retire(s);
+        }
+        return step.sequences.stream().filter(s -> !s.cancelled).toList();
     }
-    return step.sequences.stream().filter(s -> !s.cancelled).toList();
-  }
 
-  private void retire(DecodeSequence s) {
-    // Only this sequence: a newer attempt of the same request may have joined while it was cancelled.
-    active.remove(s.requestId, s);
-    s.cache.free();
-  }
+    private void retire(DecodeSequence s) {
+        // Only this sequence: a newer attempt of the same request may have joined while it was cancelled.
+        active.remove(s.requestId, s);
+        s.cache.free();
+    }
 }

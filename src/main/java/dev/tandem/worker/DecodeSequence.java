@@ -9,30 +9,40 @@ import dev.tandem.engine.StopCondition;
  * generated. Mutated only between steps, on the worker's event loop.
  */
 final class DecodeSequence {
-  final long requestId;
-  final String routerId;
-  /** The router's cluster member, or null when the router did not say. */
-  final String routerNode;
-  final KvCache cache;
-  final SamplingParams sampling;
-  final StopCondition stop;
-  /** The router's dispatch this sequence belongs to: cancels of other attempts leave it alone. */
-  final int attempt;
-  int lastToken;
-  /** Tokens generated so far, the prefill worker's first token included. */
-  int generated;
-  boolean cancelled;
+    final long requestId;
+    final String routerId;
+    /** The router's cluster member, or null when the router did not say. */
+    final String routerNode;
 
-  DecodeSequence(long requestId, String routerId, String routerNode, KvCache cache, SamplingParams sampling, StopCondition stop,
-                 int firstToken, int attempt) {
-    this.attempt = attempt;
-    this.requestId = requestId;
-    this.routerId = routerId;
-    this.routerNode = routerNode;
-    this.cache = cache;
-    this.sampling = sampling;
-    this.stop = stop;
-    this.lastToken = firstToken;
-    this.generated = 1;
-  }
+    final KvCache cache;
+    final SamplingParams sampling;
+    final StopCondition stop;
+    /** The router's dispatch this sequence belongs to: cancels of other attempts leave it alone. */
+    final int attempt;
+
+    int lastToken;
+    /** Tokens generated so far, the prefill worker's first token included. */
+    int generated;
+
+    boolean cancelled;
+
+    DecodeSequence(
+            long requestId,
+            String routerId,
+            String routerNode,
+            KvCache cache,
+            SamplingParams sampling,
+            StopCondition stop,
+            int firstToken,
+            int attempt) {
+        this.attempt = attempt;
+        this.requestId = requestId;
+        this.routerId = routerId;
+        this.routerNode = routerNode;
+        this.cache = cache;
+        this.sampling = sampling;
+        this.stop = stop;
+        this.lastToken = firstToken;
+        this.generated = 1;
+    }
 }

@@ -36,197 +36,246 @@ import java.util.logging.Logger;
  * each step's tokens to the routers that own the requests — one message per router per step.
  */
 public final class DecodeWorkerVerticle extends VerticleBase {
-  private static final Logger LOG = Logger.getLogger(DecodeWorkerVerticle.class.getName());
+    private static final Logger LOG = Logger.getLogger(DecodeWorkerVerticle.class.getName());
 
-  private final String workerId;
-  private final Engine engine;
-  private final WorkerSettings settings;
-  private final WorkerAnnouncer announcer;
-  private final String nodeId;
-  private final WorkerMetrics metrics;
-  private KvInbox inbox;
-  private DecodeBatch batch;
-  private WorkerExecutor compute;
-  private WorkerControl control;
-  private long steps;
+    private final String workerId;
+    private final Engine engine;
+    private final WorkerSettings settings;
+    private final WorkerAnnouncer announcer;
+    private final String nodeId;
+    private final WorkerMetrics metrics;
+    private KvInbox inbox;
+    private DecodeBatch batch;
+    private WorkerExecutor compute;
+    private WorkerControl control;
+    private long steps;
 
-  public DecodeWorkerVerticle(String workerId, Engine engine, WorkerSettings settings, WorkerAnnouncer announcer,
-                              String nodeId, WorkerMetrics metrics) {
-    this.workerId = workerId;
-    this.metrics = metrics;
-    this.engine = engine;
-    this.settings = settings;
-    this.announcer = announcer;
-    this.nodeId = nodeId;
-  }
-
-  @Override
-  public Future<?> start() {
-    inbox = new KvInbox(vertx, engine.kvLayout(), engine.info().fingerprint(), settings.maxKvTransferBytes(),
-        settings.kvParkTimeoutMs());
-    batch = new DecodeBatch(engine, settings.maxBatch());
-    // One thread: steps of one worker are sequential by nature; other workers use the other cores.
-    compute = vertx.createSharedWorkerExecutor("tandem-decode-" + workerId, 1);
-    EventBus bus = vertx.eventBus();
-    control = new WorkerControl(vertx, workerId, announcer, this::descriptor);
-    return control.start(List.of(
-        bus.consumer(Addresses.decodeKv(workerId), this::onKvChunk),
-        bus.<Object>consumer(Addresses.decodeStart(workerId), this::onDecodeRequest),
-        bus.<Object>consumer(Addresses.decodeCancel(workerId), this::onCancel)));
-  }
-
-  @Override
-  public Future<?> stop() {
-    return control.stop().eventually(() -> compute.close());
-  }
-
-  /** This worker as it is now: its registry entry, heartbeat and status answer. */
-  public WorkerDescriptor descriptor() {
-    WorkerLoad load = new WorkerLoad(0, batch.activeCount() + batch.waitingCount(),
-        batch.kvBytes() + inbox.parkedBytes(), settings.kvCapacityBytes(), steps, 0, inbox.parkedCount(),
-        inbox.incomingCount());
-    return new WorkerDescriptor(workerId, WorkerRole.DECODE, engine.info().name(), engine.info().fingerprint(),
-        nodeId, settings.maxBatch(), control.draining(), load);
-  }
-
-  private void onKvChunk(Message<Object> message) {
-    // Asked only when a new transfer starts, not for every chunk.
-    inbox.onChunk(message, (id, attempt) -> {
-      Integer decoding = batch.attemptOf(id);
-      if (decoding != null && attempt > decoding) {
-        batch.cancel(id); // the router moved the request here again: the older attempt is dead
-        return false;
-      }
-      return decoding != null;
-    }, this::noRoom);
-  }
-
-  /** Why this worker cannot take one more request's KV, or null when it can. */
-  private String noRoom() {
-    String full = null;
-    int sequences = batch.activeCount() + batch.waitingCount() + inbox.parkedCount() + inbox.incomingCount();
-    int limit = settings.maxBatch() + settings.maxWaitingSequences();
-    if (batch.kvBytes() + inbox.parkedBytes() >= settings.kvCapacityBytes()) {
-      full = "decode worker is full (kv-capacity-bytes reached)";
-    } else if (sequences > limit) {
-      full = "decode worker is full (" + limit + " sequences: max-batch + max-waiting-sequences)";
+    public DecodeWorkerVerticle(
+            String workerId,
+            Engine engine,
+            WorkerSettings settings,
+            WorkerAnnouncer announcer,
+            String nodeId,
+            WorkerMetrics metrics) {
+        this.workerId = workerId;
+        this.metrics = metrics;
+        this.engine = engine;
+        this.settings = settings;
+        this.announcer = announcer;
+        this.nodeId = nodeId;
     }
-    if (full != null) {
-      metrics.refused();
-    }
-    return full;
-  }
 
-  /** Drains before a shutdown: no new requests, waits (up to the timeout) for those it holds. */
-  public Future<Void> drainForShutdown(long timeoutMs) {
-    return ShutdownDrain.run(context, control::startDraining, () -> batch.activeCount() + batch.waitingCount()
-        + inbox.parkedCount() + inbox.incomingCount() == 0, timeoutMs);
-  }
+    @Override
+    public Future<?> start() {
+        inbox = new KvInbox(
+                vertx,
+                engine.kvLayout(),
+                engine.info().fingerprint(),
+                settings.maxKvTransferBytes(),
+                settings.kvParkTimeoutMs());
+        batch = new DecodeBatch(engine, settings.maxBatch());
+        // One thread: steps of one worker are sequential by nature; other workers use the other cores.
+        compute = vertx.createSharedWorkerExecutor("tandem-decode-" + workerId, 1);
+        EventBus bus = vertx.eventBus();
+        control = new WorkerControl(vertx, workerId, announcer, this::descriptor);
+        return control.start(List.of(
+                bus.consumer(Addresses.decodeKv(workerId), this::onKvChunk),
+                bus.<Object>consumer(Addresses.decodeStart(workerId), this::onDecodeRequest),
+                bus.<Object>consumer(Addresses.decodeCancel(workerId), this::onCancel)));
+    }
 
-  /** The router on a cluster member that left will never read its tokens: drop its sequences and their KV. */
-  public void onRouterNodeLeft(String nodeId) {
-    context.runOnContext(v -> {
-      List<Long> orphans = batch.requestsOf(nodeId);
-      for (long id : orphans) {
-        batch.cancel(id);
-      }
-      if (!orphans.isEmpty()) {
-        LOG.info(() -> workerId + ": dropped " + orphans.size() + " sequences of a router on departed member " + nodeId);
-      }
-    });
-  }
+    @Override
+    public Future<?> stop() {
+        return control.stop().eventually(() -> compute.close());
+    }
 
-  private void onDecodeRequest(Message<Object> message) {
-    DecodeRequest request;
-    try {
-      request = DecodeRequest.CODEC.decode(JsonCodec.object(message.body()));
-    } catch (ProtocolException e) {
-      message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
-      return;
+    /** This worker as it is now: its registry entry, heartbeat and status answer. */
+    public WorkerDescriptor descriptor() {
+        WorkerLoad load = new WorkerLoad(
+                0,
+                batch.activeCount() + batch.waitingCount(),
+                batch.kvBytes() + inbox.parkedBytes(),
+                settings.kvCapacityBytes(),
+                steps,
+                0,
+                inbox.parkedCount(),
+                inbox.incomingCount());
+        return new WorkerDescriptor(
+                workerId,
+                WorkerRole.DECODE,
+                engine.info().name(),
+                engine.info().fingerprint(),
+                nodeId,
+                settings.maxBatch(),
+                control.draining(),
+                load);
     }
-    if (batch.attemptOf(request.requestId()) != null) {
-      message.fail(WorkerFailure.BAD_REQUEST.code(), "request " + request.requestId() + " is already decoding");
-      return;
-    }
-    KvCache cache = inbox.claim(request.requestId(), request.attempt());
-    if (cache == null) {
-      message.fail(WorkerFailure.KV_MISSING.code(), "no KV for request " + request.requestId()
-          + " (never arrived, or freed after " + settings.kvParkTimeoutMs() + " ms)");
-      return;
-    }
-    int seqLen = engine.info().config().seqLen();
-    if (request.maxNewTokens() < 2 || cache.length() + 1 >= seqLen
-        || request.firstToken() < 0 || request.firstToken() >= engine.info().config().vocabSize()) {
-      cache.free();
-      message.fail(WorkerFailure.BAD_REQUEST.code(), "nothing to decode for request " + request.requestId());
-      return;
-    }
-    StopCondition stop = new StopCondition(engine.tokenizer(), request.stopTokens(), request.maxNewTokens(),
-        cache.length(), seqLen);
-    batch.join(new DecodeSequence(request.requestId(), request.routerId(), request.routerNode(), cache,
-        EngineSampling.of(request.sampling()), stop, request.firstToken(), request.attempt()));
-    message.reply(new JsonObject().put("request_id", request.requestId()).put("joined", true));
-    stepIfIdle();
-  }
 
-  private void onCancel(Message<Object> message) {
-    try {
-      CancelRequest cancel = CancelRequest.CODEC.decode(JsonCodec.object(message.body()));
-      long id = cancel.requestId();
-      inbox.drop(id, cancel);
-      Integer attempt = batch.attemptOf(id);
-      if (attempt != null && cancel.covers(attempt)) {
-        batch.cancel(id);
-      }
-      // A router that moves a request waits for this before it dispatches again, maybe to this worker.
-      if (message.replyAddress() != null) {
-        message.reply(new JsonObject().put("request_id", id).put("cancelled", true));
-      }
-    } catch (ProtocolException e) {
-      LOG.fine(() -> "ignoring malformed cancel: " + e.getMessage());
+    private void onKvChunk(Message<Object> message) {
+        // Asked only when a new transfer starts, not for every chunk.
+        inbox.onChunk(
+                message,
+                (id, attempt) -> {
+                    Integer decoding = batch.attemptOf(id);
+                    if (decoding != null && attempt > decoding) {
+                        batch.cancel(id); // the router moved the request here again: the older attempt is dead
+                        return false;
+                    }
+                    return decoding != null;
+                },
+                this::noRoom);
     }
-  }
 
-  private void stepIfIdle() {
-    if (batch.stepping()) {
-      return;
-    }
-    DecodeBatch.Step step = batch.begin();
-    if (step == null) {
-      return;
-    }
-    long start = System.nanoTime();
-    compute.<DecodeBatch.StepResult>executeBlocking(() -> batch.compute(step), false).onComplete(ar -> {
-      if (ar.succeeded()) {
-        steps++;
-        metrics.decodeStep(System.nanoTime() - start, step.sequences().size());
-        publish(batch.complete(step, ar.result()));
-      } else {
-        LOG.log(Level.WARNING, "decode step failed on " + workerId, ar.cause());
-        for (DecodeSequence s : batch.abort(step)) {
-          send(s.routerId, List.of(new TokenEvent(s.requestId, s.generated, new int[0], null,
-              "decode step failed: " + ar.cause().getMessage())));
+    /** Why this worker cannot take one more request's KV, or null when it can. */
+    private String noRoom() {
+        String full = null;
+        int sequences = batch.activeCount() + batch.waitingCount() + inbox.parkedCount() + inbox.incomingCount();
+        int limit = settings.maxBatch() + settings.maxWaitingSequences();
+        if (batch.kvBytes() + inbox.parkedBytes() >= settings.kvCapacityBytes()) {
+            full = "decode worker is full (kv-capacity-bytes reached)";
+        } else if (sequences > limit) {
+            full = "decode worker is full (" + limit + " sequences: max-batch + max-waiting-sequences)";
         }
-      }
-      // Let newly arrived requests and cancels in between steps, then go on.
-      vertx.runOnContext(v -> stepIfIdle());
-    });
-  }
-
-  private void publish(List<DecodeBatch.Outcome> outcomes) {
-    Map<String, List<TokenEvent>> byRouter = new HashMap<>();
-    for (DecodeBatch.Outcome o : outcomes) {
-      byRouter.computeIfAbsent(o.sequence().routerId, r -> new ArrayList<>())
-          .add(new TokenEvent(o.sequence().requestId, o.seq(), o.tokens(), o.finishReason(), null));
+        if (full != null) {
+            metrics.refused();
+        }
+        return full;
     }
-    byRouter.forEach(this::send);
-  }
 
-  private void send(String routerId, List<TokenEvent> events) {
-    vertx.eventBus().send(Addresses.routerTokens(routerId), TokenBatch.CODEC.encode(new TokenBatch(workerId, events)));
-  }
+    /** Drains before a shutdown: no new requests, waits (up to the timeout) for those it holds. */
+    public Future<Void> drainForShutdown(long timeoutMs) {
+        return ShutdownDrain.run(
+                context,
+                control::startDraining,
+                () -> batch.activeCount() + batch.waitingCount() + inbox.parkedCount() + inbox.incomingCount() == 0,
+                timeoutMs);
+    }
 
-  public long steps() {
-    return steps;
-  }
+    /** The router on a cluster member that left will never read its tokens: drop its sequences and their KV. */
+    public void onRouterNodeLeft(String nodeId) {
+        context.runOnContext(v -> {
+            List<Long> orphans = batch.requestsOf(nodeId);
+            for (long id : orphans) {
+                batch.cancel(id);
+            }
+            if (!orphans.isEmpty()) {
+                LOG.info(() -> workerId + ": dropped " + orphans.size() + " sequences of a router on departed member "
+                        + nodeId);
+            }
+        });
+    }
+
+    private void onDecodeRequest(Message<Object> message) {
+        DecodeRequest request;
+        try {
+            request = DecodeRequest.CODEC.decode(JsonCodec.object(message.body()));
+        } catch (ProtocolException e) {
+            message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
+            return;
+        }
+        if (batch.attemptOf(request.requestId()) != null) {
+            message.fail(WorkerFailure.BAD_REQUEST.code(), "request " + request.requestId() + " is already decoding");
+            return;
+        }
+        KvCache cache = inbox.claim(request.requestId(), request.attempt());
+        if (cache == null) {
+            message.fail(
+                    WorkerFailure.KV_MISSING.code(),
+                    "no KV for request " + request.requestId() + " (never arrived, or freed after "
+                            + settings.kvParkTimeoutMs() + " ms)");
+            return;
+        }
+        int seqLen = engine.info().config().seqLen();
+        if (request.maxNewTokens() < 2
+                || cache.length() + 1 >= seqLen
+                || request.firstToken() < 0
+                || request.firstToken() >= engine.info().config().vocabSize()) {
+            cache.free();
+            message.fail(WorkerFailure.BAD_REQUEST.code(), "nothing to decode for request " + request.requestId());
+            return;
+        }
+        StopCondition stop = new StopCondition(
+                engine.tokenizer(), request.stopTokens(), request.maxNewTokens(), cache.length(), seqLen);
+        batch.join(new DecodeSequence(
+                request.requestId(),
+                request.routerId(),
+                request.routerNode(),
+                cache,
+                EngineSampling.of(request.sampling()),
+                stop,
+                request.firstToken(),
+                request.attempt()));
+        message.reply(new JsonObject().put("request_id", request.requestId()).put("joined", true));
+        stepIfIdle();
+    }
+
+    private void onCancel(Message<Object> message) {
+        try {
+            CancelRequest cancel = CancelRequest.CODEC.decode(JsonCodec.object(message.body()));
+            long id = cancel.requestId();
+            inbox.drop(id, cancel);
+            Integer attempt = batch.attemptOf(id);
+            if (attempt != null && cancel.covers(attempt)) {
+                batch.cancel(id);
+            }
+            // A router that moves a request waits for this before it dispatches again, maybe to this worker.
+            if (message.replyAddress() != null) {
+                message.reply(new JsonObject().put("request_id", id).put("cancelled", true));
+            }
+        } catch (ProtocolException e) {
+            LOG.fine(() -> "ignoring malformed cancel: " + e.getMessage());
+        }
+    }
+
+    private void stepIfIdle() {
+        if (batch.stepping()) {
+            return;
+        }
+        DecodeBatch.Step step = batch.begin();
+        if (step == null) {
+            return;
+        }
+        long start = System.nanoTime();
+        compute.<DecodeBatch.StepResult>executeBlocking(() -> batch.compute(step), false)
+                .onComplete(ar -> {
+                    if (ar.succeeded()) {
+                        steps++;
+                        metrics.decodeStep(
+                                System.nanoTime() - start, step.sequences().size());
+                        publish(batch.complete(step, ar.result()));
+                    } else {
+                        LOG.log(Level.WARNING, "decode step failed on " + workerId, ar.cause());
+                        for (DecodeSequence s : batch.abort(step)) {
+                            send(
+                                    s.routerId,
+                                    List.of(new TokenEvent(
+                                            s.requestId,
+                                            s.generated,
+                                            new int[0],
+                                            null,
+                                            "decode step failed: " + ar.cause().getMessage())));
+                        }
+                    }
+                    // Let newly arrived requests and cancels in between steps, then go on.
+                    vertx.runOnContext(v -> stepIfIdle());
+                });
+    }
+
+    private void publish(List<DecodeBatch.Outcome> outcomes) {
+        Map<String, List<TokenEvent>> byRouter = new HashMap<>();
+        for (DecodeBatch.Outcome o : outcomes) {
+            byRouter.computeIfAbsent(o.sequence().routerId, r -> new ArrayList<>())
+                    .add(new TokenEvent(o.sequence().requestId, o.seq(), o.tokens(), o.finishReason(), null));
+        }
+        byRouter.forEach(this::send);
+    }
+
+    private void send(String routerId, List<TokenEvent> events) {
+        vertx.eventBus()
+                .send(Addresses.routerTokens(routerId), TokenBatch.CODEC.encode(new TokenBatch(workerId, events)));
+    }
+
+    public long steps() {
+        return steps;
+    }
 }

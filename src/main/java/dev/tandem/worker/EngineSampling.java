@@ -5,10 +5,9 @@ import dev.tandem.protocol.Sampling;
 
 /** The wire's sampling settings as the engine's sampler takes them (both validate the same ranges). */
 public final class EngineSampling {
-  private EngineSampling() {
-  }
+    private EngineSampling() {}
 
-  public static SamplingParams of(Sampling s) {
-    return new SamplingParams(s.temperature(), s.topP(), s.topK(), s.seed());
-  }
+    public static SamplingParams of(Sampling s) {
+        return new SamplingParams(s.temperature(), s.topP(), s.topK(), s.seed());
+    }
 }

@@ -4,12 +4,11 @@ import dev.tandem.engine.KvCache;
 import dev.tandem.engine.KvLayout;
 import dev.tandem.protocol.KvAck;
 import dev.tandem.protocol.KvChunk;
-import dev.tandem.worker.kv.KvTransferAssembler;
-import dev.tandem.worker.kv.KvTransferException;
 import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.WorkerFailure;
+import dev.tandem.worker.kv.KvTransferAssembler;
+import dev.tandem.worker.kv.KvTransferException;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.Message;
 import java.util.HashMap;
 import java.util.Map;
@@ -22,220 +21,230 @@ import java.util.Map;
  */
 final class KvInbox {
 
-  private final class Transfer {
-    final long requestId;
-    final int attempt;
-    final KvTransferAssembler assembler;
-    final long timerId;
-    int nextIndex;
-    /** Set once a chunk was refused; later chunks are dropped and the last one gets this answer. */
-    WorkerFailure failure;
-    String failureMessage;
+    private final class Transfer {
+        final long requestId;
+        final int attempt;
+        final KvTransferAssembler assembler;
+        final long timerId;
+        int nextIndex;
+        /** Set once a chunk was refused; later chunks are dropped and the last one gets this answer. */
+        WorkerFailure failure;
 
-    Transfer(long requestId, int attempt, KvTransferAssembler assembler) {
-      this.requestId = requestId;
-      this.attempt = attempt;
-      this.assembler = assembler;
-      this.timerId = vertx.setTimer(parkTimeoutMs, id -> expire(requestId));
+        String failureMessage;
+
+        Transfer(long requestId, int attempt, KvTransferAssembler assembler) {
+            this.requestId = requestId;
+            this.attempt = attempt;
+            this.assembler = assembler;
+            this.timerId = vertx.setTimer(parkTimeoutMs, id -> expire(requestId));
+        }
     }
-  }
 
-  private record Parked(KvCache cache, int attempt, long timerId) {
-  }
+    private record Parked(KvCache cache, int attempt, long timerId) {}
 
-  /** Whether the batch decodes the request already, for KV of this attempt arriving (it may drop an older one). */
-  interface AlreadyDecoding {
-    boolean test(long requestId, int attempt);
-  }
-
-  private final Vertx vertx;
-  private final KvLayout layout;
-  private final long fingerprint;
-  private final long maxBytes;
-  private final long parkTimeoutMs;
-  private final Map<Long, Transfer> incoming = new HashMap<>();
-  private final Map<Long, Parked> parked = new HashMap<>();
-  private long expired;
-
-  KvInbox(Vertx vertx, KvLayout layout, long fingerprint, long maxBytes, long parkTimeoutMs) {
-    this.vertx = vertx;
-    this.layout = layout;
-    this.fingerprint = fingerprint;
-    this.maxBytes = maxBytes;
-    this.parkTimeoutMs = parkTimeoutMs;
-  }
-
-  /**
-   * Handles one KV_CACHE message. {@code noRoom} is asked when a new transfer starts (this one already
-   * counted as incoming): null to take it, or why the worker is full.
-   */
-  void onChunk(Message<Object> message, AlreadyDecoding alreadyKnown,
-               java.util.function.Supplier<String> noRoom) {
-    KvChunk chunk;
-    try {
-      chunk = KvChunk.fromMessage(message.headers(), message.body());
-    } catch (ProtocolException e) {
-      message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
-      return;
+    /** Whether the batch decodes the request already, for KV of this attempt arriving (it may drop an older one). */
+    interface AlreadyDecoding {
+        boolean test(long requestId, int attempt);
     }
-    long id = chunk.requestId();
-    if (chunk.index() == 0 && supersedes(id, chunk.attempt())) {
-      // A newer dispatch of the request: what an older one left here (its sender never cancelled it,
-      // or the cancel is still on its way) is dropped, not allowed to block the new KV.
-      drop(id);
-    }
-    Transfer t = incoming.get(id);
-    if (t != null && chunk.attempt() != t.attempt) {
-      // A stale attempt's chunks: its transfer was dropped or superseded; never mix them into this one.
-      refuse(message, chunk, WorkerFailure.CANCELLED, "KV of attempt " + chunk.attempt() + " of request " + id
-          + " was superseded by attempt " + t.attempt);
-      return;
-    }
-    if (t == null) {
-      if (chunk.index() != 0 || parked.containsKey(id) || alreadyKnown.test(id, chunk.attempt())) {
-        refuse(message, chunk, WorkerFailure.KV_TRANSFER_FAILED, "unexpected KV chunk " + chunk.index() + " for request " + id);
-        return;
-      }
-      t = new Transfer(id, chunk.attempt(), new KvTransferAssembler(layout, fingerprint, maxBytes));
-      incoming.put(id, t);
-      String full = noRoom.get();
-      if (full != null) {
-        // No room: take nothing, and answer the last chunk so the router tries another worker.
-        fail(t, WorkerFailure.OVER_CAPACITY, full);
-      }
-    }
-    if (t.failure == null) {
-      accept(t, chunk);
-    }
-    if (!chunk.last()) {
-      return;
-    }
-    incoming.remove(id);
-    if (t.failure != null) {
-      vertx.cancelTimer(t.timerId);
-      message.fail(t.failure.code(), t.failureMessage);
-      return;
-    }
-    try {
-      KvCache cache = t.assembler.finish();
-      vertx.cancelTimer(t.timerId);
-      parked.put(id, new Parked(cache, t.attempt, vertx.setTimer(parkTimeoutMs, tid -> expire(id))));
-      message.reply(KvAck.CODEC.encode(new KvAck(id, t.assembler.bytesReceived(), cache.length())));
-    } catch (KvTransferException e) {
-      vertx.cancelTimer(t.timerId);
-      message.fail(failureOf(e).code(), e.getMessage());
-    }
-  }
 
-  private void accept(Transfer t, KvChunk chunk) {
-    if (chunk.index() != t.nextIndex) {
-      fail(t, WorkerFailure.KV_TRANSFER_FAILED, "KV chunk " + chunk.index() + " arrived, expected " + t.nextIndex);
-      return;
+    private final Vertx vertx;
+    private final KvLayout layout;
+    private final long fingerprint;
+    private final long maxBytes;
+    private final long parkTimeoutMs;
+    private final Map<Long, Transfer> incoming = new HashMap<>();
+    private final Map<Long, Parked> parked = new HashMap<>();
+    private long expired;
+
+    KvInbox(Vertx vertx, KvLayout layout, long fingerprint, long maxBytes, long parkTimeoutMs) {
+        this.vertx = vertx;
+        this.layout = layout;
+        this.fingerprint = fingerprint;
+        this.maxBytes = maxBytes;
+        this.parkTimeoutMs = parkTimeoutMs;
     }
-    t.nextIndex++;
-    try {
-      t.assembler.accept(chunk.payload());
-    } catch (KvTransferException e) {
-      fail(t, failureOf(e), e.getMessage());
+
+    /**
+     * Handles one KV_CACHE message. {@code noRoom} is asked when a new transfer starts (this one already
+     * counted as incoming): null to take it, or why the worker is full.
+     */
+    void onChunk(Message<Object> message, AlreadyDecoding alreadyKnown, java.util.function.Supplier<String> noRoom) {
+        KvChunk chunk;
+        try {
+            chunk = KvChunk.fromMessage(message.headers(), message.body());
+        } catch (ProtocolException e) {
+            message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
+            return;
+        }
+        long id = chunk.requestId();
+        if (chunk.index() == 0 && supersedes(id, chunk.attempt())) {
+            // A newer dispatch of the request: what an older one left here (its sender never cancelled it,
+            // or the cancel is still on its way) is dropped, not allowed to block the new KV.
+            drop(id);
+        }
+        Transfer t = incoming.get(id);
+        if (t != null && chunk.attempt() != t.attempt) {
+            // A stale attempt's chunks: its transfer was dropped or superseded; never mix them into this one.
+            refuse(
+                    message,
+                    chunk,
+                    WorkerFailure.CANCELLED,
+                    "KV of attempt " + chunk.attempt() + " of request " + id + " was superseded by attempt "
+                            + t.attempt);
+            return;
+        }
+        if (t == null) {
+            if (chunk.index() != 0 || parked.containsKey(id) || alreadyKnown.test(id, chunk.attempt())) {
+                refuse(
+                        message,
+                        chunk,
+                        WorkerFailure.KV_TRANSFER_FAILED,
+                        "unexpected KV chunk " + chunk.index() + " for request " + id);
+                return;
+            }
+            t = new Transfer(id, chunk.attempt(), new KvTransferAssembler(layout, fingerprint, maxBytes));
+            incoming.put(id, t);
+            String full = noRoom.get();
+            if (full != null) {
+                // No room: take nothing, and answer the last chunk so the router tries another worker.
+                fail(t, WorkerFailure.OVER_CAPACITY, full);
+            }
+        }
+        if (t.failure == null) {
+            accept(t, chunk);
+        }
+        if (!chunk.last()) {
+            return;
+        }
+        incoming.remove(id);
+        if (t.failure != null) {
+            vertx.cancelTimer(t.timerId);
+            message.fail(t.failure.code(), t.failureMessage);
+            return;
+        }
+        try {
+            KvCache cache = t.assembler.finish();
+            vertx.cancelTimer(t.timerId);
+            parked.put(id, new Parked(cache, t.attempt, vertx.setTimer(parkTimeoutMs, tid -> expire(id))));
+            message.reply(KvAck.CODEC.encode(new KvAck(id, t.assembler.bytesReceived(), cache.length())));
+        } catch (KvTransferException e) {
+            vertx.cancelTimer(t.timerId);
+            message.fail(failureOf(e).code(), e.getMessage());
+        }
     }
-  }
 
-  private void fail(Transfer t, WorkerFailure failure, String message) {
-    t.failure = failure;
-    t.failureMessage = message;
-  }
-
-  private static WorkerFailure failureOf(KvTransferException e) {
-    return switch (e.reason()) {
-      case TOO_LARGE -> WorkerFailure.KV_TOO_LARGE;
-      case MODEL_MISMATCH, LAYOUT_MISMATCH -> WorkerFailure.MODEL_MISMATCH;
-      default -> WorkerFailure.KV_TRANSFER_FAILED;
-    };
-  }
-
-  private void refuse(Message<Object> message, KvChunk chunk, WorkerFailure failure, String text) {
-    if (chunk.last()) {
-      message.fail(failure.code(), text);
+    private void accept(Transfer t, KvChunk chunk) {
+        if (chunk.index() != t.nextIndex) {
+            fail(
+                    t,
+                    WorkerFailure.KV_TRANSFER_FAILED,
+                    "KV chunk " + chunk.index() + " arrived, expected " + t.nextIndex);
+            return;
+        }
+        t.nextIndex++;
+        try {
+            t.assembler.accept(chunk.payload());
+        } catch (KvTransferException e) {
+            fail(t, failureOf(e), e.getMessage());
+        }
     }
-  }
 
-  /** True when a transfer of {@code attempt} is newer than what the request holds here. */
-  private boolean supersedes(long requestId, int attempt) {
-    Transfer t = incoming.get(requestId);
-    Parked p = parked.get(requestId);
-    return t != null && attempt > t.attempt || p != null && attempt > p.attempt;
-  }
-
-  /**
-   * Hands the parked KV of a request's attempt to its DECODE_REQUEST; null when there is none. KV of
-   * attempt 0 came from a sender that does not number attempts (a worker in another language): any
-   * attempt may claim it.
-   */
-  KvCache claim(long requestId, int attempt) {
-    Parked p = parked.get(requestId);
-    if (p == null || p.attempt != attempt && p.attempt != 0) {
-      return null;
+    private void fail(Transfer t, WorkerFailure failure, String message) {
+        t.failure = failure;
+        t.failureMessage = message;
     }
-    parked.remove(requestId);
-    vertx.cancelTimer(p.timerId);
-    return p.cache;
-  }
 
-  /** Frees what the cancel's attempt of the request holds here (every attempt's, for an unscoped cancel). */
-  boolean drop(long requestId, dev.tandem.protocol.CancelRequest cancel) {
-    Transfer t = incoming.get(requestId);
-    Parked p = parked.get(requestId);
-    if ((t == null || !cancel.covers(t.attempt)) && (p == null || !cancel.covers(p.attempt))) {
-      return false;
+    private static WorkerFailure failureOf(KvTransferException e) {
+        return switch (e.reason()) {
+            case TOO_LARGE -> WorkerFailure.KV_TOO_LARGE;
+            case MODEL_MISMATCH, LAYOUT_MISMATCH -> WorkerFailure.MODEL_MISMATCH;
+            default -> WorkerFailure.KV_TRANSFER_FAILED;
+        };
     }
-    return drop(requestId);
-  }
 
-  /** Frees whatever the request holds here; true if it held anything. */
-  boolean drop(long requestId) {
-    Transfer t = incoming.remove(requestId);
-    if (t != null) {
-      vertx.cancelTimer(t.timerId);
+    private void refuse(Message<Object> message, KvChunk chunk, WorkerFailure failure, String text) {
+        if (chunk.last()) {
+            message.fail(failure.code(), text);
+        }
     }
-    Parked p = parked.remove(requestId);
-    if (p != null) {
-      vertx.cancelTimer(p.timerId);
-      p.cache.free();
+
+    /** True when a transfer of {@code attempt} is newer than what the request holds here. */
+    private boolean supersedes(long requestId, int attempt) {
+        Transfer t = incoming.get(requestId);
+        Parked p = parked.get(requestId);
+        return t != null && attempt > t.attempt || p != null && attempt > p.attempt;
     }
-    return t != null || p != null;
-  }
 
-  private void expire(long requestId) {
-    if (incoming.containsKey(requestId) || parked.containsKey(requestId)) {
-      expired++;
-      drop(requestId);
+    /**
+     * Hands the parked KV of a request's attempt to its DECODE_REQUEST; null when there is none. KV of
+     * attempt 0 came from a sender that does not number attempts (a worker in another language): any
+     * attempt may claim it.
+     */
+    KvCache claim(long requestId, int attempt) {
+        Parked p = parked.get(requestId);
+        if (p == null || p.attempt != attempt && p.attempt != 0) {
+            return null;
+        }
+        parked.remove(requestId);
+        vertx.cancelTimer(p.timerId);
+        return p.cache;
     }
-  }
 
-  boolean holds(long requestId) {
-    return incoming.containsKey(requestId) || parked.containsKey(requestId);
-  }
-
-  int parkedCount() {
-    return parked.size();
-  }
-
-  int incomingCount() {
-    return incoming.size();
-  }
-
-  long expiredCount() {
-    return expired;
-  }
-
-  long parkedBytes() {
-    long bytes = 0;
-    for (Parked p : parked.values()) {
-      bytes += p.cache.bytes();
+    /** Frees what the cancel's attempt of the request holds here (every attempt's, for an unscoped cancel). */
+    boolean drop(long requestId, dev.tandem.protocol.CancelRequest cancel) {
+        Transfer t = incoming.get(requestId);
+        Parked p = parked.get(requestId);
+        if ((t == null || !cancel.covers(t.attempt)) && (p == null || !cancel.covers(p.attempt))) {
+            return false;
+        }
+        return drop(requestId);
     }
-    for (Transfer t : incoming.values()) {
-      bytes += t.assembler.bytesReceived();
+
+    /** Frees whatever the request holds here; true if it held anything. */
+    boolean drop(long requestId) {
+        Transfer t = incoming.remove(requestId);
+        if (t != null) {
+            vertx.cancelTimer(t.timerId);
+        }
+        Parked p = parked.remove(requestId);
+        if (p != null) {
+            vertx.cancelTimer(p.timerId);
+            p.cache.free();
+        }
+        return t != null || p != null;
     }
-    return bytes;
-  }
+
+    private void expire(long requestId) {
+        if (incoming.containsKey(requestId) || parked.containsKey(requestId)) {
+            expired++;
+            drop(requestId);
+        }
+    }
+
+    boolean holds(long requestId) {
+        return incoming.containsKey(requestId) || parked.containsKey(requestId);
+    }
+
+    int parkedCount() {
+        return parked.size();
+    }
+
+    int incomingCount() {
+        return incoming.size();
+    }
+
+    long expiredCount() {
+        return expired;
+    }
+
+    long parkedBytes() {
+        long bytes = 0;
+        for (Parked p : parked.values()) {
+            bytes += p.cache.bytes();
+        }
+        for (Transfer t : incoming.values()) {
+            bytes += t.assembler.bytesReceived();
+        }
+        return bytes;
+    }
 }

@@ -20,71 +20,75 @@ import java.util.function.Supplier;
  * so, and routers send it nothing new. Runs on the worker's event loop.
  */
 final class WorkerControl {
-  private final Vertx vertx;
-  private final String workerId;
-  private final WorkerAnnouncer announcer;
-  private final Supplier<WorkerDescriptor> descriptor;
-  private boolean draining;
+    private final Vertx vertx;
+    private final String workerId;
+    private final WorkerAnnouncer announcer;
+    private final Supplier<WorkerDescriptor> descriptor;
+    private boolean draining;
 
-  /** @param descriptor the worker as it is now: announced on every heartbeat, the answer to status and drain */
-  WorkerControl(Vertx vertx, String workerId, WorkerAnnouncer announcer, Supplier<WorkerDescriptor> descriptor) {
-    this.vertx = vertx;
-    this.workerId = workerId;
-    this.announcer = announcer;
-    this.descriptor = descriptor;
-  }
-
-  boolean draining() {
-    return draining;
-  }
-
-  /**
-   * Adds the status and drain consumers to the role's own, and once all of them have reached the
-   * cluster, announces the worker (the descriptor is asked again on every heartbeat).
-   */
-  Future<Void> start(List<MessageConsumer<?>> roleConsumers) {
-    List<MessageConsumer<?>> consumers = new ArrayList<>(roleConsumers);
-    consumers.add(vertx.eventBus().consumer(Addresses.workerStatus(workerId),
-        m -> m.reply(WorkerDescriptor.CODEC.encode(descriptor.get()))));
-    consumers.add(vertx.eventBus().<Object>consumer(Addresses.workerDrain(workerId), this::onDrain));
-    List<Future<Void>> ready = new ArrayList<>();
-    consumers.forEach(c -> ready.add(c.completion()));
-    return Future.all(ready).compose(v -> announcer.start(descriptor));
-  }
-
-  /**
-   * Drains before a shutdown: says so in the registry, so routers send nothing new. Not waited for:
-   * the drain's deadline runs from now, and an unhealthy cluster must not stretch it.
-   */
-  void startDraining() {
-    draining = true;
-    announcer.announceNow();
-  }
-
-  /** Leaves the registry at once, so routers stop scheduling onto this worker. */
-  Future<Void> stop() {
-    return announcer.stop();
-  }
-
-  private void onDrain(Message<Object> message) {
-    Object flag;
-    try {
-      flag = JsonCodec.object(message.body()).getValue("draining");
-    } catch (ProtocolException e) {
-      message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
-      return;
+    /** @param descriptor the worker as it is now: announced on every heartbeat, the answer to status and drain */
+    WorkerControl(Vertx vertx, String workerId, WorkerAnnouncer announcer, Supplier<WorkerDescriptor> descriptor) {
+        this.vertx = vertx;
+        this.workerId = workerId;
+        this.announcer = announcer;
+        this.descriptor = descriptor;
     }
-    if (!(flag instanceof Boolean on)) {
-      message.fail(WorkerFailure.BAD_REQUEST.code(), "field 'draining' must be a boolean");
-      return;
+
+    boolean draining() {
+        return draining;
     }
-    draining = on;
-    announcer.announceNow().onComplete(ar -> {
-      if (ar.succeeded()) {
-        message.reply(WorkerDescriptor.CODEC.encode(descriptor.get()));
-      } else {
-        message.fail(WorkerFailure.INTERNAL.code(), "registry not updated: " + ar.cause().getMessage());
-      }
-    });
-  }
+
+    /**
+     * Adds the status and drain consumers to the role's own, and once all of them have reached the
+     * cluster, announces the worker (the descriptor is asked again on every heartbeat).
+     */
+    Future<Void> start(List<MessageConsumer<?>> roleConsumers) {
+        List<MessageConsumer<?>> consumers = new ArrayList<>(roleConsumers);
+        consumers.add(vertx.eventBus()
+                .consumer(
+                        Addresses.workerStatus(workerId),
+                        m -> m.reply(WorkerDescriptor.CODEC.encode(descriptor.get()))));
+        consumers.add(vertx.eventBus().<Object>consumer(Addresses.workerDrain(workerId), this::onDrain));
+        List<Future<Void>> ready = new ArrayList<>();
+        consumers.forEach(c -> ready.add(c.completion()));
+        return Future.all(ready).compose(v -> announcer.start(descriptor));
+    }
+
+    /**
+     * Drains before a shutdown: says so in the registry, so routers send nothing new. Not waited for:
+     * the drain's deadline runs from now, and an unhealthy cluster must not stretch it.
+     */
+    void startDraining() {
+        draining = true;
+        announcer.announceNow();
+    }
+
+    /** Leaves the registry at once, so routers stop scheduling onto this worker. */
+    Future<Void> stop() {
+        return announcer.stop();
+    }
+
+    private void onDrain(Message<Object> message) {
+        Object flag;
+        try {
+            flag = JsonCodec.object(message.body()).getValue("draining");
+        } catch (ProtocolException e) {
+            message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
+            return;
+        }
+        if (!(flag instanceof Boolean on)) {
+            message.fail(WorkerFailure.BAD_REQUEST.code(), "field 'draining' must be a boolean");
+            return;
+        }
+        draining = on;
+        announcer.announceNow().onComplete(ar -> {
+            if (ar.succeeded()) {
+                message.reply(WorkerDescriptor.CODEC.encode(descriptor.get()));
+            } else {
+                message.fail(
+                        WorkerFailure.INTERNAL.code(),
+                        "registry not updated: " + ar.cause().getMessage());
+            }
+        });
+    }
 }

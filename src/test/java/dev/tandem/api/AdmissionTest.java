@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.HttpTestClient;
-import dev.tandem.node.TandemNode;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.LocalGenerator;
 import dev.tandem.engine.PacedEngine;
 import dev.tandem.engine.SamplingParams;
 import dev.tandem.engine.reference.ReferenceEngine;
+import dev.tandem.node.TandemNode;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -27,72 +27,81 @@ import org.junit.jupiter.api.Test;
  * gets a 429 with Retry-After — while the admitted requests finish exactly and nothing is left held.
  */
 class AdmissionTest {
-  private static final int CONCURRENT = 8;
+    private static final int CONCURRENT = 8;
 
-  @Test
-  void aFullDecodeWorkerMakesTheSurplusA429() {
-    TandemConfig base = TestNodes.config();
-    // Two sequences at most on the only decode worker.
-    TandemConfig config = base.withWorker(base.worker().withQueueLimits(2, 0, 65_536));
-    runOverload(config, new PacedEngine(ReferenceEngine.builtin(16), 20), 40);
-  }
-
-  @Test
-  void aFullPrefillQueueMakesTheSurplusA429() {
-    TandemConfig base = TestNodes.config();
-    // One prompt queued at a time on the only prefill worker, and each takes ~100 ms.
-    TandemConfig config = base.withWorker(base.worker().withQueueLimits(64, 64, 12));
-    runOverload(config, new PacedEngine(ReferenceEngine.builtin(16), 0, 10_000), 4);
-  }
-
-  private void runOverload(TandemConfig config, dev.tandem.engine.Engine engine, int maxTokens) {
-    TandemNode node = TandemNode.start(config, TandemNode.Plan.embedded(1, 1), engine);
-    try {
-      TestNodes.awaitWorkers(node.router(), 1, 1);
-      HttpTestClient http = new HttpTestClient(node.router().httpPort());
-      List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
-      for (int i = 0; i < CONCURRENT; i++) {
-        calls.add(http.postAsync("/v1/completions", body(i, maxTokens)));
-      }
-      int ok = 0;
-      int refused = 0;
-      for (int i = 0; i < CONCURRENT; i++) {
-        HttpResponse<String> r = calls.get(i).get(30, TimeUnit.SECONDS);
-        if (r.statusCode() == 200) {
-          ok++;
-          assertArrayEquals(expected(node, i, maxTokens), HttpTestClient.tokenIds(r), "request " + i);
-        } else {
-          refused++;
-          assertEquals(429, r.statusCode(), r.body());
-          assertEquals("workers_at_capacity", new JsonObject(r.body()).getJsonObject("error").getString("code"));
-          assertEquals("1", r.headers().firstValue("Retry-After").orElse(null));
-        }
-      }
-      assertTrue(ok >= 1 && refused >= 1, ok + " served, " + refused + " refused");
-      // Once the load is gone, the server serves normally and holds nothing.
-      HttpResponse<String> after = http.post("/v1/completions", body(100, maxTokens));
-      assertEquals(200, after.statusCode(), after.body());
-      assertArrayEquals(expected(node, 100, maxTokens), HttpTestClient.tokenIds(after));
-      TestNodes.awaitTrue(() -> node.router().requests().loads().total() == 0
-              && node.decodeWorkers().get(0).descriptor().load().activeSequences() == 0
-              && node.decodeWorkers().get(0).descriptor().load().kvBytesUsed() == 0
-              && node.prefillWorkers().get(0).descriptor().load().prefilling() == 0,
-          Duration.ofSeconds(5), "nothing held after the overload");
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    } finally {
-      node.close().await();
+    @Test
+    void aFullDecodeWorkerMakesTheSurplusA429() {
+        TandemConfig base = TestNodes.config();
+        // Two sequences at most on the only decode worker.
+        TandemConfig config = base.withWorker(base.worker().withQueueLimits(2, 0, 65_536));
+        runOverload(config, new PacedEngine(ReferenceEngine.builtin(16), 20), 40);
     }
-  }
 
-  private static String body(int i, int maxTokens) {
-    return new JsonObject().put("prompt", "queue " + i).put("max_tokens", maxTokens).put("temperature", 0.8)
-        .put("seed", i).encode();
-  }
+    @Test
+    void aFullPrefillQueueMakesTheSurplusA429() {
+        TandemConfig base = TestNodes.config();
+        // One prompt queued at a time on the only prefill worker, and each takes ~100 ms.
+        TandemConfig config = base.withWorker(base.worker().withQueueLimits(64, 64, 12));
+        runOverload(config, new PacedEngine(ReferenceEngine.builtin(16), 0, 10_000), 4);
+    }
 
-  private static int[] expected(TandemNode node, int i, int maxTokens) {
-    int[] prompt = node.engine().tokenizer().encode("queue " + i, true);
-    return new LocalGenerator(node.engine()).generate(prompt, new SamplingParams(0.8, 1, 0, i), maxTokens,
-        new int[0]).tokens();
-  }
+    private void runOverload(TandemConfig config, dev.tandem.engine.Engine engine, int maxTokens) {
+        TandemNode node = TandemNode.start(config, TandemNode.Plan.embedded(1, 1), engine);
+        try {
+            TestNodes.awaitWorkers(node.router(), 1, 1);
+            HttpTestClient http = new HttpTestClient(node.router().httpPort());
+            List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+            for (int i = 0; i < CONCURRENT; i++) {
+                calls.add(http.postAsync("/v1/completions", body(i, maxTokens)));
+            }
+            int ok = 0;
+            int refused = 0;
+            for (int i = 0; i < CONCURRENT; i++) {
+                HttpResponse<String> r = calls.get(i).get(30, TimeUnit.SECONDS);
+                if (r.statusCode() == 200) {
+                    ok++;
+                    assertArrayEquals(expected(node, i, maxTokens), HttpTestClient.tokenIds(r), "request " + i);
+                } else {
+                    refused++;
+                    assertEquals(429, r.statusCode(), r.body());
+                    assertEquals(
+                            "workers_at_capacity",
+                            new JsonObject(r.body()).getJsonObject("error").getString("code"));
+                    assertEquals("1", r.headers().firstValue("Retry-After").orElse(null));
+                }
+            }
+            assertTrue(ok >= 1 && refused >= 1, ok + " served, " + refused + " refused");
+            // Once the load is gone, the server serves normally and holds nothing.
+            HttpResponse<String> after = http.post("/v1/completions", body(100, maxTokens));
+            assertEquals(200, after.statusCode(), after.body());
+            assertArrayEquals(expected(node, 100, maxTokens), HttpTestClient.tokenIds(after));
+            TestNodes.awaitTrue(
+                    () -> node.router().requests().loads().total() == 0
+                            && node.decodeWorkers().get(0).descriptor().load().activeSequences() == 0
+                            && node.decodeWorkers().get(0).descriptor().load().kvBytesUsed() == 0
+                            && node.prefillWorkers().get(0).descriptor().load().prefilling() == 0,
+                    Duration.ofSeconds(5),
+                    "nothing held after the overload");
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        } finally {
+            node.close().await();
+        }
+    }
+
+    private static String body(int i, int maxTokens) {
+        return new JsonObject()
+                .put("prompt", "queue " + i)
+                .put("max_tokens", maxTokens)
+                .put("temperature", 0.8)
+                .put("seed", i)
+                .encode();
+    }
+
+    private static int[] expected(TandemNode node, int i, int maxTokens) {
+        int[] prompt = node.engine().tokenizer().encode("queue " + i, true);
+        return new LocalGenerator(node.engine())
+                .generate(prompt, new SamplingParams(0.8, 1, 0, i), maxTokens, new int[0])
+                .tokens();
+    }
 }

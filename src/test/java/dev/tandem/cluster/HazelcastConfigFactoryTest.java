@@ -13,45 +13,51 @@ import dev.tandem.config.TandemConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class HazelcastConfigFactoryTest {
-  private final TandemConfig defaults = TandemConfig.defaults();
+    private final TandemConfig defaults = TandemConfig.defaults();
 
-  @Test
-  void joinsOnlyByTcpIpNeverByMulticast() {
-    Config config = HazelcastConfigFactory.create(defaults.cluster(), defaults.router());
-    JoinConfig join = config.getNetworkConfig().getJoin();
-    assertFalse(join.getMulticastConfig().isEnabled());
-    assertFalse(join.getAutoDetectionConfig().isEnabled());
-    assertTrue(join.getTcpIpConfig().isEnabled());
-    assertEquals(List.of("127.0.0.1"), join.getTcpIpConfig().getMembers());
-    assertEquals(List.of("127.0.0.1"), List.copyOf(config.getNetworkConfig().getInterfaces().getInterfaces()));
-  }
+    @Test
+    void joinsOnlyByTcpIpNeverByMulticast() {
+        Config config = HazelcastConfigFactory.create(defaults.cluster(), defaults.router());
+        JoinConfig join = config.getNetworkConfig().getJoin();
+        assertFalse(join.getMulticastConfig().isEnabled());
+        assertFalse(join.getAutoDetectionConfig().isEnabled());
+        assertTrue(join.getTcpIpConfig().isEnabled());
+        assertEquals(List.of("127.0.0.1"), join.getTcpIpConfig().getMembers());
+        assertEquals(
+                List.of("127.0.0.1"),
+                List.copyOf(config.getNetworkConfig().getInterfaces().getInterfaces()));
+    }
 
-  @Test
-  void usesTheConfiguredNameAndMembers() {
-    ClusterSettings cluster = new ClusterSettings("prod", "10.0.0.5", 5801, List.of("10.0.0.6:5801", "10.0.0.7:5801"));
-    Config config = HazelcastConfigFactory.create(cluster, defaults.router());
-    assertEquals("prod", config.getClusterName());
-    assertEquals(5801, config.getNetworkConfig().getPort());
-    assertEquals(cluster.members(), config.getNetworkConfig().getJoin().getTcpIpConfig().getMembers());
-  }
+    @Test
+    void usesTheConfiguredNameAndMembers() {
+        ClusterSettings cluster =
+                new ClusterSettings("prod", "10.0.0.5", 5801, List.of("10.0.0.6:5801", "10.0.0.7:5801"));
+        Config config = HazelcastConfigFactory.create(cluster, defaults.router());
+        assertEquals("prod", config.getClusterName());
+        assertEquals(5801, config.getNetworkConfig().getPort());
+        assertEquals(
+                cluster.members(),
+                config.getNetworkConfig().getJoin().getTcpIpConfig().getMembers());
+    }
 
-  @Test
-  void affinityMapIsBoundedExpiresAndIsNearCached() {
-    Config config = HazelcastConfigFactory.create(defaults.cluster(), defaults.router());
-    var map = config.getMapConfig(ClusterNames.AFFINITY);
-    assertEquals(defaults.router().affinityIdleSeconds(), map.getMaxIdleSeconds());
-    assertEquals(defaults.router().affinityMaxEntries(), map.getEvictionConfig().getSize());
-    assertTrue(map.getNearCacheConfig() != null && map.getNearCacheConfig().isInvalidateOnChange());
-  }
+    @Test
+    void affinityMapIsBoundedExpiresAndIsNearCached() {
+        Config config = HazelcastConfigFactory.create(defaults.cluster(), defaults.router());
+        var map = config.getMapConfig(ClusterNames.AFFINITY);
+        assertEquals(defaults.router().affinityIdleSeconds(), map.getMaxIdleSeconds());
+        assertEquals(
+                defaults.router().affinityMaxEntries(), map.getEvictionConfig().getSize());
+        assertTrue(map.getNearCacheConfig() != null && map.getNearCacheConfig().isInvalidateOnChange());
+    }
 
-  @Test
-  void aHazelcastXmlSuppliesNetworkAndJoinWhileNameAndMapsStayTandems(@TempDir Path dir) throws Exception {
-    Path xml = dir.resolve("cluster.xml");
-    Files.writeString(xml, """
+    @Test
+    void aHazelcastXmlSuppliesNetworkAndJoinWhileNameAndMapsStayTandems(@TempDir Path dir) throws Exception {
+        Path xml = dir.resolve("cluster.xml");
+        Files.writeString(xml, """
         <hazelcast xmlns="http://www.hazelcast.com/schema/config"
                    xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
                    xsi:schemaLocation="http://www.hazelcast.com/schema/config
@@ -67,20 +73,25 @@ class HazelcastConfigFactoryTest {
           </network>
         </hazelcast>
         """);
-    ClusterSettings cluster = defaults.cluster().withName("prod").withHazelcastConfig(xml.toString());
-    Config config = HazelcastConfigFactory.create(cluster, defaults.router());
-    assertEquals("prod", config.getClusterName());
-    assertEquals(6801, config.getNetworkConfig().getPort());
-    assertEquals(List.of("10.1.2.3:6801"), config.getNetworkConfig().getJoin().getTcpIpConfig().getMembers());
-    assertEquals("7", config.getProperty("hazelcast.max.no.heartbeat.seconds"));
-    assertEquals(defaults.router().affinityIdleSeconds(), config.getMapConfig(ClusterNames.AFFINITY).getMaxIdleSeconds());
-    assertTrue(config.getMapConfigs().containsKey(ClusterNames.WORKERS));
-  }
+        ClusterSettings cluster = defaults.cluster().withName("prod").withHazelcastConfig(xml.toString());
+        Config config = HazelcastConfigFactory.create(cluster, defaults.router());
+        assertEquals("prod", config.getClusterName());
+        assertEquals(6801, config.getNetworkConfig().getPort());
+        assertEquals(
+                List.of("10.1.2.3:6801"),
+                config.getNetworkConfig().getJoin().getTcpIpConfig().getMembers());
+        assertEquals("7", config.getProperty("hazelcast.max.no.heartbeat.seconds"));
+        assertEquals(
+                defaults.router().affinityIdleSeconds(),
+                config.getMapConfig(ClusterNames.AFFINITY).getMaxIdleSeconds());
+        assertTrue(config.getMapConfigs().containsKey(ClusterNames.WORKERS));
+    }
 
-  @Test
-  void aMissingHazelcastXmlNamesTheKey() {
-    ClusterSettings cluster = defaults.cluster().withHazelcastConfig("/nonexistent/cluster.xml");
-    ConfigException e = assertThrows(ConfigException.class, () -> HazelcastConfigFactory.create(cluster, defaults.router()));
-    assertTrue(e.getMessage().contains("cluster.hazelcast-config"), e.getMessage());
-  }
+    @Test
+    void aMissingHazelcastXmlNamesTheKey() {
+        ClusterSettings cluster = defaults.cluster().withHazelcastConfig("/nonexistent/cluster.xml");
+        ConfigException e =
+                assertThrows(ConfigException.class, () -> HazelcastConfigFactory.create(cluster, defaults.router()));
+        assertTrue(e.getMessage().contains("cluster.hazelcast-config"), e.getMessage());
+    }
 }

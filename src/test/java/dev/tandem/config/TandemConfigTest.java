@@ -14,43 +14,67 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class TandemConfigTest {
 
-  @Test
-  void shippedYamlParsesAndEqualsTheDefaults() {
-    JsonObject yaml = ConfigLoader.readYaml(Path.of("conf", "tandem.yaml"), true);
-    assertEquals(TandemConfig.defaults(), TandemConfig.fromJson(yaml),
-        "conf/tandem.yaml documents the defaults; the two must not drift apart");
-  }
+    @Test
+    void shippedYamlParsesAndEqualsTheDefaults() {
+        JsonObject yaml = ConfigLoader.readYaml(Path.of("conf", "tandem.yaml"), true);
+        assertEquals(
+                TandemConfig.defaults(),
+                TandemConfig.fromJson(yaml),
+                "conf/tandem.yaml documents the defaults; the two must not drift apart");
+    }
 
-  @Test
-  void valuesAreRead() {
-    TandemConfig c = TandemConfig.fromJson(new JsonObject()
-        .put("http", new JsonObject().put("port", 9090))
-        .put("worker", new JsonObject().put("max-kv-transfer-bytes", 4096).put("kv-block-size", 32))
-        .put("router", new JsonObject().put("decode-scheduling", new JsonObject()
-            .put("scorers", new io.vertx.core.json.JsonArray().add(new JsonObject().put("plugin", "least-loaded"))))));
-    assertEquals(9090, c.http().port());
-    assertEquals(4096, c.worker().maxKvTransferBytes());
-    assertEquals(32, c.worker().kvBlockSize());
-    assertEquals("least-loaded", c.router().decode().scorers().get(0).plugin());
-  }
+    @Test
+    void valuesAreRead() {
+        TandemConfig c = TandemConfig.fromJson(new JsonObject()
+                .put("http", new JsonObject().put("port", 9090))
+                .put(
+                        "worker",
+                        new JsonObject().put("max-kv-transfer-bytes", 4096).put("kv-block-size", 32))
+                .put(
+                        "router",
+                        new JsonObject()
+                                .put(
+                                        "decode-scheduling",
+                                        new JsonObject()
+                                                .put(
+                                                        "scorers",
+                                                        new io.vertx.core.json.JsonArray()
+                                                                .add(new JsonObject()
+                                                                        .put("plugin", "least-loaded"))))));
+        assertEquals(9090, c.http().port());
+        assertEquals(4096, c.worker().maxKvTransferBytes());
+        assertEquals(32, c.worker().kvBlockSize());
+        assertEquals("least-loaded", c.router().decode().scorers().get(0).plugin());
+    }
 
-  static Stream<Arguments> badConfigs() {
-    return Stream.of(
-        Arguments.of(new JsonObject().put("htp", new JsonObject()), "htp"),
-        Arguments.of(new JsonObject().put("http", new JsonObject().put("prot", 1)), "http.prot"),
-        Arguments.of(new JsonObject().put("http", new JsonObject().put("port", "eighty")), "http.port"),
-        Arguments.of(new JsonObject().put("http", new JsonObject().put("port", 70000)), "http.port"),
-        Arguments.of(new JsonObject().put("worker", new JsonObject().put("max-batch", 0)), "worker.max-batch"),
-        Arguments.of(new JsonObject().put("worker", "big"), "worker"),
-        Arguments.of(new JsonObject().put("router", new JsonObject().put("prefill-scheduling",
-            new JsonObject().put("scorers", new io.vertx.core.json.JsonArray().add(new JsonObject().put("plugn", "x"))))),
-            "plugn"));
-  }
+    static Stream<Arguments> badConfigs() {
+        return Stream.of(
+                Arguments.of(new JsonObject().put("htp", new JsonObject()), "htp"),
+                Arguments.of(new JsonObject().put("http", new JsonObject().put("prot", 1)), "http.prot"),
+                Arguments.of(new JsonObject().put("http", new JsonObject().put("port", "eighty")), "http.port"),
+                Arguments.of(new JsonObject().put("http", new JsonObject().put("port", 70000)), "http.port"),
+                Arguments.of(new JsonObject().put("worker", new JsonObject().put("max-batch", 0)), "worker.max-batch"),
+                Arguments.of(new JsonObject().put("worker", "big"), "worker"),
+                Arguments.of(
+                        new JsonObject()
+                                .put(
+                                        "router",
+                                        new JsonObject()
+                                                .put(
+                                                        "prefill-scheduling",
+                                                        new JsonObject()
+                                                                .put(
+                                                                        "scorers",
+                                                                        new io.vertx.core.json.JsonArray()
+                                                                                .add(new JsonObject()
+                                                                                        .put("plugn", "x"))))),
+                        "plugn"));
+    }
 
-  @ParameterizedTest
-  @MethodSource("badConfigs")
-  void badConfigurationNamesTheKey(JsonObject json, String key) {
-    ConfigException e = assertThrows(ConfigException.class, () -> TandemConfig.fromJson(json));
-    assertTrue(e.getMessage().contains(key), e.getMessage());
-  }
+    @ParameterizedTest
+    @MethodSource("badConfigs")
+    void badConfigurationNamesTheKey(JsonObject json, String key) {
+        ConfigException e = assertThrows(ConfigException.class, () -> TandemConfig.fromJson(json));
+        assertTrue(e.getMessage().contains(key), e.getMessage());
+    }
 }

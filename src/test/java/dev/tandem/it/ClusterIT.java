@@ -13,33 +13,33 @@ import org.junit.jupiter.api.extension.TestWatcher;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ClusterIT {
-  protected TandemCluster cluster;
+    protected TandemCluster cluster;
 
-  @RegisterExtension
-  final TestWatcher logsOnFailure = new TestWatcher() {
-    @Override
-    public void testFailed(ExtensionContext context, Throwable cause) {
-      if (cluster != null) {
-        System.err.println(context.getDisplayName() + " failed; node logs:\n" + cluster.describe(40));
-      }
-    }
-  };
+    @RegisterExtension
+    final TestWatcher logsOnFailure = new TestWatcher() {
+        @Override
+        public void testFailed(ExtensionContext context, Throwable cause) {
+            if (cluster != null) {
+                System.err.println(context.getDisplayName() + " failed; node logs:\n" + cluster.describe(40));
+            }
+        }
+    };
 
-  @AfterAll
-  void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
+    @AfterAll
+    void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
     }
-  }
 
-  /** A worker's registry entry as a router sees it, or null. */
-  protected JsonObject worker(TandemProcess router, String workerId) {
-    for (Object o : cluster.workers(router)) {
-      JsonObject w = (JsonObject) o;
-      if (workerId.equals(w.getString("worker_id"))) {
-        return w;
-      }
+    /** A worker's registry entry as a router sees it, or null. */
+    protected JsonObject worker(TandemProcess router, String workerId) {
+        for (Object o : cluster.workers(router)) {
+            JsonObject w = (JsonObject) o;
+            if (workerId.equals(w.getString("worker_id"))) {
+                return w;
+            }
+        }
+        return null;
     }
-    return null;
-  }
 }

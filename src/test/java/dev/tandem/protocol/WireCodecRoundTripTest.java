@@ -12,75 +12,141 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** Every JSON wire record survives encode → wire text → decode → encode unchanged, and rejects a broken shape. */
 class WireCodecRoundTripTest {
-  private static final Sampling SAMPLING = new Sampling(0.7, 0.9, 40, -1234567890123L);
+    private static final Sampling SAMPLING = new Sampling(0.7, 0.9, 40, -1234567890123L);
 
-  static Stream<Arguments> records() {
-    return Stream.of(
-        Arguments.of("PrefillRequest", PrefillRequest.CODEC,
-            new PrefillRequest(Long.MAX_VALUE, new int[] {256, 72, 105}, "decode-1", SAMPLING, "node-7", 3), "prompt_tokens"),
-        Arguments.of("PrefillDone", PrefillDone.CODEC, new PrefillDone(7, 42, 3, 98304, 1500), "first_token"),
-        Arguments.of("KvAck", KvAck.CODEC, new KvAck(7, 98304, 3), "bytes"),
-        Arguments.of("DecodeRequest", DecodeRequest.CODEC,
-            new DecodeRequest(9, 42, 16, SAMPLING, new int[] {257}, "router-1", "node-7", 2), "sampling"),
-        Arguments.of("TokenEvent", TokenEvent.CODEC, new TokenEvent(9, 3, new int[] {1, 2}, "length", null), "seq"),
-        Arguments.of("TokenEvent(error)", TokenEvent.CODEC, new TokenEvent(9, 0, new int[0], null, "boom"), "tokens"),
-        Arguments.of("TokenBatch", TokenBatch.CODEC, new TokenBatch("decode-1", List.of(
-            new TokenEvent(1, 5, new int[] {10}, null, null),
-            new TokenEvent(2, 9, new int[0], "stop", null))), "events"),
-        Arguments.of("CancelRequest", CancelRequest.CODEC, new CancelRequest(3, "client_closed"), "request_id"),
-        Arguments.of("CancelRequest(attempt)", CancelRequest.CODEC, new CancelRequest(3, "moved", 2), "reason"),
-        Arguments.of("WorkerDescriptor", WorkerDescriptor.CODEC,
-            new WorkerDescriptor("prefill-1", WorkerRole.PREFILL, "tandem-builtin", 0x1234_5678_9abcL, "node", 4, true,
-                new WorkerLoad(300, 0, 0, 0)),
-            "role"),
-        Arguments.of("WorkerLoad", WorkerLoad.CODEC, new WorkerLoad(12, 5, 1L << 33, 1L << 34, 987654321L), "kv_bytes_used"),
-        Arguments.of("WorkerLoad(holdings)", WorkerLoad.CODEC, new WorkerLoad(0, 3, 65536, 1L << 30, 7, 1, 2, 3),
-            "active_sequences"),
-        Arguments.of("WorkerView", WorkerView.CODEC, new WorkerView(new WorkerDescriptor("decode-1", WorkerRole.DECODE,
-            "tandem-builtin", -9L, "node", 64, false, new WorkerLoad(0, 3, 65536, 1L << 30, 7, 0, 1, 2)), 5), "in_flight"),
-        Arguments.of("RouterLoad", RouterLoad.CODEC,
-            new RouterLoad("router-1", "node-7", 12, java.util.Map.of("prefill-1", 3, "decode-2", 1)), "in_flight"),
-        Arguments.of("Sampling", SamplingCodec.INSTANCE, SAMPLING, "top_p"),
-        Arguments.of("WorkerJoin", WorkerJoin.CODEC,
-            new WorkerJoin(WorkerRole.DECODE, "tandem-builtin", -77L, 16, "py-decode-1", "secret"), "model_fingerprint"),
-        Arguments.of("WorkerJoin(unnamed)", WorkerJoin.CODEC,
-            new WorkerJoin(WorkerRole.PREFILL, "m", 1, 1, null, null), "role"),
-        Arguments.of("WorkerWelcome", WorkerWelcome.CODEC, new WorkerWelcome("py-decode-1", "node-7", 250, 3000,
-            new WorkerWelcome.ModelSpec("tandem-builtin", 512, 256, 1, 2, List.of(1, 2)),
-            List.of("tandem.decode.py-decode-1.kv", "tandem.worker.py-decode-1.status")), "addresses"),
-        Arguments.of("WorkerHeartbeat", WorkerHeartbeat.CODEC,
-            new WorkerHeartbeat(new WorkerLoad(0, 3, 4096, 1 << 20, 99), true), "load"));
-  }
+    static Stream<Arguments> records() {
+        return Stream.of(
+                Arguments.of(
+                        "PrefillRequest",
+                        PrefillRequest.CODEC,
+                        new PrefillRequest(Long.MAX_VALUE, new int[] {256, 72, 105}, "decode-1", SAMPLING, "node-7", 3),
+                        "prompt_tokens"),
+                Arguments.of("PrefillDone", PrefillDone.CODEC, new PrefillDone(7, 42, 3, 98304, 1500), "first_token"),
+                Arguments.of("KvAck", KvAck.CODEC, new KvAck(7, 98304, 3), "bytes"),
+                Arguments.of(
+                        "DecodeRequest",
+                        DecodeRequest.CODEC,
+                        new DecodeRequest(9, 42, 16, SAMPLING, new int[] {257}, "router-1", "node-7", 2),
+                        "sampling"),
+                Arguments.of(
+                        "TokenEvent", TokenEvent.CODEC, new TokenEvent(9, 3, new int[] {1, 2}, "length", null), "seq"),
+                Arguments.of(
+                        "TokenEvent(error)",
+                        TokenEvent.CODEC,
+                        new TokenEvent(9, 0, new int[0], null, "boom"),
+                        "tokens"),
+                Arguments.of(
+                        "TokenBatch",
+                        TokenBatch.CODEC,
+                        new TokenBatch(
+                                "decode-1",
+                                List.of(
+                                        new TokenEvent(1, 5, new int[] {10}, null, null),
+                                        new TokenEvent(2, 9, new int[0], "stop", null))),
+                        "events"),
+                Arguments.of("CancelRequest", CancelRequest.CODEC, new CancelRequest(3, "client_closed"), "request_id"),
+                Arguments.of("CancelRequest(attempt)", CancelRequest.CODEC, new CancelRequest(3, "moved", 2), "reason"),
+                Arguments.of(
+                        "WorkerDescriptor",
+                        WorkerDescriptor.CODEC,
+                        new WorkerDescriptor(
+                                "prefill-1",
+                                WorkerRole.PREFILL,
+                                "tandem-builtin",
+                                0x1234_5678_9abcL,
+                                "node",
+                                4,
+                                true,
+                                new WorkerLoad(300, 0, 0, 0)),
+                        "role"),
+                Arguments.of(
+                        "WorkerLoad",
+                        WorkerLoad.CODEC,
+                        new WorkerLoad(12, 5, 1L << 33, 1L << 34, 987654321L),
+                        "kv_bytes_used"),
+                Arguments.of(
+                        "WorkerLoad(holdings)",
+                        WorkerLoad.CODEC,
+                        new WorkerLoad(0, 3, 65536, 1L << 30, 7, 1, 2, 3),
+                        "active_sequences"),
+                Arguments.of(
+                        "WorkerView",
+                        WorkerView.CODEC,
+                        new WorkerView(
+                                new WorkerDescriptor(
+                                        "decode-1",
+                                        WorkerRole.DECODE,
+                                        "tandem-builtin",
+                                        -9L,
+                                        "node",
+                                        64,
+                                        false,
+                                        new WorkerLoad(0, 3, 65536, 1L << 30, 7, 0, 1, 2)),
+                                5),
+                        "in_flight"),
+                Arguments.of(
+                        "RouterLoad",
+                        RouterLoad.CODEC,
+                        new RouterLoad("router-1", "node-7", 12, java.util.Map.of("prefill-1", 3, "decode-2", 1)),
+                        "in_flight"),
+                Arguments.of("Sampling", SamplingCodec.INSTANCE, SAMPLING, "top_p"),
+                Arguments.of(
+                        "WorkerJoin",
+                        WorkerJoin.CODEC,
+                        new WorkerJoin(WorkerRole.DECODE, "tandem-builtin", -77L, 16, "py-decode-1", "secret"),
+                        "model_fingerprint"),
+                Arguments.of(
+                        "WorkerJoin(unnamed)",
+                        WorkerJoin.CODEC,
+                        new WorkerJoin(WorkerRole.PREFILL, "m", 1, 1, null, null),
+                        "role"),
+                Arguments.of(
+                        "WorkerWelcome",
+                        WorkerWelcome.CODEC,
+                        new WorkerWelcome(
+                                "py-decode-1",
+                                "node-7",
+                                250,
+                                3000,
+                                new WorkerWelcome.ModelSpec("tandem-builtin", 512, 256, 1, 2, List.of(1, 2)),
+                                List.of("tandem.decode.py-decode-1.kv", "tandem.worker.py-decode-1.status")),
+                        "addresses"),
+                Arguments.of(
+                        "WorkerHeartbeat",
+                        WorkerHeartbeat.CODEC,
+                        new WorkerHeartbeat(new WorkerLoad(0, 3, 4096, 1 << 20, 99), true),
+                        "load"));
+    }
 
-  @ParameterizedTest(name = "{0}")
-  @MethodSource("records")
-  <T> void roundTrips(String name, JsonCodec<T> codec, T value, String requiredField) {
-    JsonObject encoded = codec.encode(value);
-    T decoded = codec.decode(new JsonObject(encoded.encode()));
-    assertEquals(encoded, codec.encode(decoded), name + " changed on the way");
-  }
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("records")
+    <T> void roundTrips(String name, JsonCodec<T> codec, T value, String requiredField) {
+        JsonObject encoded = codec.encode(value);
+        T decoded = codec.decode(new JsonObject(encoded.encode()));
+        assertEquals(encoded, codec.encode(decoded), name + " changed on the way");
+    }
 
-  @org.junit.jupiter.api.Test
-  void aDescriptorWithoutLoadIsIdle() {
-    JsonObject json = WorkerDescriptor.CODEC.encode(new WorkerDescriptor("w", WorkerRole.DECODE, "m", 1, "n", 1, false,
-        new WorkerLoad(1, 2, 3, 4)));
-    json.remove("load");
-    assertEquals(WorkerLoad.IDLE, WorkerDescriptor.CODEC.decode(json).load());
-  }
+    @org.junit.jupiter.api.Test
+    void aDescriptorWithoutLoadIsIdle() {
+        JsonObject json = WorkerDescriptor.CODEC.encode(
+                new WorkerDescriptor("w", WorkerRole.DECODE, "m", 1, "n", 1, false, new WorkerLoad(1, 2, 3, 4)));
+        json.remove("load");
+        assertEquals(WorkerLoad.IDLE, WorkerDescriptor.CODEC.decode(json).load());
+    }
 
-  @ParameterizedTest(name = "{0} without {3}")
-  @MethodSource("records")
-  <T> void rejectsAMissingField(String name, JsonCodec<T> codec, T value, String requiredField) {
-    JsonObject encoded = codec.encode(value);
-    encoded.remove(requiredField);
-    assertThrows(ProtocolException.class, () -> codec.decode(encoded));
-  }
+    @ParameterizedTest(name = "{0} without {3}")
+    @MethodSource("records")
+    <T> void rejectsAMissingField(String name, JsonCodec<T> codec, T value, String requiredField) {
+        JsonObject encoded = codec.encode(value);
+        encoded.remove(requiredField);
+        assertThrows(ProtocolException.class, () -> codec.decode(encoded));
+    }
 
-  @ParameterizedTest(name = "{0} with a mistyped {3}")
-  @MethodSource("records")
-  <T> void rejectsAMistypedField(String name, JsonCodec<T> codec, T value, String requiredField) {
-    JsonObject encoded = codec.encode(value);
-    encoded.put(requiredField, new JsonObject().put("not", "this"));
-    assertThrows(ProtocolException.class, () -> codec.decode(encoded));
-  }
+    @ParameterizedTest(name = "{0} with a mistyped {3}")
+    @MethodSource("records")
+    <T> void rejectsAMistypedField(String name, JsonCodec<T> codec, T value, String requiredField) {
+        JsonObject encoded = codec.encode(value);
+        encoded.put(requiredField, new JsonObject().put("not", "this"));
+        assertThrows(ProtocolException.class, () -> codec.decode(encoded));
+    }
 }

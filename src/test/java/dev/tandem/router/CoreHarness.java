@@ -29,153 +29,163 @@ import java.util.Map;
  * prompts are bytes ({@link ByteTokenizer}), so token 65 is "A" and 257 ends a sequence.
  */
 final class CoreHarness {
-  static final int CONTEXT = 512;
-  static final int EOS = ByteTokenizer.EOS;
+    static final int CONTEXT = 512;
+    static final int EOS = ByteTokenizer.EOS;
 
-  final ManualLoop loop = new ManualLoop();
-  final ScriptedDispatcher workers = new ScriptedDispatcher();
-  final LoadTracker loads = new LoadTracker();
-  final Map<String, String> affinity = new HashMap<>();
-  final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-  final List<WorkerView> prefill = new ArrayList<>();
-  final List<WorkerView> decode = new ArrayList<>();
-  final RequestRouter router;
-  /** Ids handed out so far; while {@link #holdIds} is set, {@link #pendingIds} waits for the test. */
-  long nextId = 100;
-  boolean holdIds;
-  final List<Promise<Long>> pendingIds = new ArrayList<>();
+    final ManualLoop loop = new ManualLoop();
+    final ScriptedDispatcher workers = new ScriptedDispatcher();
+    final LoadTracker loads = new LoadTracker();
+    final Map<String, String> affinity = new HashMap<>();
+    final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    final List<WorkerView> prefill = new ArrayList<>();
+    final List<WorkerView> decode = new ArrayList<>();
+    final RequestRouter router;
+    /** Ids handed out so far; while {@link #holdIds} is set, {@link #pendingIds} waits for the test. */
+    long nextId = 100;
 
-  CoreHarness(int prefillWorkers, int decodeWorkers) {
-    this(prefillWorkers, decodeWorkers, TandemConfig.defaults().router());
-  }
+    boolean holdIds;
+    final List<Promise<Long>> pendingIds = new ArrayList<>();
 
-  CoreHarness(int prefillWorkers, int decodeWorkers, RouterSettings settings) {
-    for (int i = 1; i <= prefillWorkers; i++) {
-      prefill.add(worker("p" + i, WorkerRole.PREFILL));
-    }
-    for (int i = 1; i <= decodeWorkers; i++) {
-      decode.add(worker("d" + i, WorkerRole.DECODE));
-    }
-    PairScheduler pairs = new PairScheduler(role -> views(role == WorkerRole.PREFILL ? prefill : decode),
-        SchedulingPlugins.profile("prefill", new SchedulerSettings(List.of("not-draining"),
-            List.of(new SchedulerSettings.WeightedPlugin("least-loaded", 1)))),
-        SchedulingPlugins.profile("decode", new SchedulerSettings(List.of("not-draining"),
-            List.of(new SchedulerSettings.WeightedPlugin("session-affinity", 1)))),
-        SchedulingObserver.NONE);
-    router = RequestRouter.builder()
-        .loop(loop)
-        .dispatcher(workers)
-        .scheduling(pairs, loads)
-        .shared(new MapAffinity(), this::nextId)
-        .metrics(new RouterMetrics(registry))
-        .settings(settings, new RouterIdentity("router-t", "node-t"))
-        .model(ByteTokenizer.INSTANCE, CONTEXT)
-        .build();
-  }
-
-  private static WorkerView worker(String id, WorkerRole role) {
-    return new WorkerView(new WorkerDescriptor(id, role, "m", 7, "node-w", 8, false, WorkerLoad.IDLE), 0);
-  }
-
-  /** The registry snapshot with this router's counts, as the node's WorkerViews gives it. */
-  private List<WorkerView> views(List<WorkerView> workers) {
-    return workers.stream().map(w -> new WorkerView(w.worker(), loads.inFlight(w.id()))).toList();
-  }
-
-  private Future<Long> nextId() {
-    if (holdIds) {
-      Promise<Long> p = Promise.promise();
-      pendingIds.add(p);
-      return p.future();
-    }
-    return Future.succeededFuture(nextId++);
-  }
-
-  /** A submitted request and what its client saw. */
-  record Submitted(RecordingSink sink, RequestRouter.Handle handle, int[] prompt) {
-    long id() {
-      return sink.requestId;
-    }
-  }
-
-  /** Submits "hi" for {@code maxTokens} tokens (greedy), with an optional session key. */
-  Submitted submit(int maxTokens, String session) {
-    int[] prompt = ByteTokenizer.INSTANCE.encode("hi", true);
-    RecordingSink sink = new RecordingSink();
-    GenerationRequest request = new GenerationRequest(prompt, maxTokens, Sampling.GREEDY, new int[0], List.of(),
-        session);
-    RequestRouter.Handle handle = router.submit(request, sink);
-    loop.runPending();
-    return new Submitted(sink, handle, prompt);
-  }
-
-  Submitted submit(int maxTokens) {
-    return submit(maxTokens, null);
-  }
-
-  /** Tokens {@code tokens} from decode worker {@code worker} for request {@code id}, at its sequence number {@code seq}. */
-  void tokens(String worker, long id, int seq, int... tokens) {
-    send(worker, new TokenEvent(id, seq, tokens, null, null));
-  }
-
-  void finish(String worker, long id, int seq, String reason, int... tokens) {
-    send(worker, new TokenEvent(id, seq, tokens, reason, null));
-  }
-
-  void decodeError(String worker, long id, int seq, String error) {
-    send(worker, new TokenEvent(id, seq, new int[0], null, error));
-  }
-
-  private void send(String worker, TokenEvent event) {
-    router.onTokenBatch(new TokenBatch(worker, List.of(event)));
-    loop.runPending();
-  }
-
-  void workerGone(String worker) {
-    prefill.removeIf(w -> w.id().equals(worker));
-    decode.removeIf(w -> w.id().equals(worker));
-    router.onWorkerGone(worker);
-    loop.runPending();
-  }
-
-  double outcomes(String outcome) {
-    return registry.counter("tandem.requests", "outcome", outcome).count();
-  }
-
-  /** Nothing is held once every request ended: no load, no admission, no entry, no timer. */
-  String leftovers() {
-    List<String> left = new ArrayList<>();
-    if (loads.total() != 0) {
-      left.add("load " + loads.snapshot());
-    }
-    if (router.admitted() != 0) {
-      left.add("admitted " + router.admitted());
-    }
-    if (router.activeRequests() != 0) {
-      left.add("active " + router.activeRequests());
-    }
-    if (loop.timers() != 0) {
-      left.add("timers " + loop.timers());
-    }
-    return String.join(", ", left);
-  }
-
-  private final class MapAffinity implements SessionAffinity {
-    @Override
-    public Future<String> lookup(String sessionKey) {
-      return Future.succeededFuture(affinity.get(sessionKey));
+    CoreHarness(int prefillWorkers, int decodeWorkers) {
+        this(prefillWorkers, decodeWorkers, TandemConfig.defaults().router());
     }
 
-    @Override
-    public Future<Void> record(String sessionKey, String decodeWorkerId) {
-      affinity.put(sessionKey, decodeWorkerId);
-      return Future.succeededFuture();
+    CoreHarness(int prefillWorkers, int decodeWorkers, RouterSettings settings) {
+        for (int i = 1; i <= prefillWorkers; i++) {
+            prefill.add(worker("p" + i, WorkerRole.PREFILL));
+        }
+        for (int i = 1; i <= decodeWorkers; i++) {
+            decode.add(worker("d" + i, WorkerRole.DECODE));
+        }
+        PairScheduler pairs = new PairScheduler(
+                role -> views(role == WorkerRole.PREFILL ? prefill : decode),
+                SchedulingPlugins.profile(
+                        "prefill",
+                        new SchedulerSettings(
+                                List.of("not-draining"),
+                                List.of(new SchedulerSettings.WeightedPlugin("least-loaded", 1)))),
+                SchedulingPlugins.profile(
+                        "decode",
+                        new SchedulerSettings(
+                                List.of("not-draining"),
+                                List.of(new SchedulerSettings.WeightedPlugin("session-affinity", 1)))),
+                SchedulingObserver.NONE);
+        router = RequestRouter.builder()
+                .loop(loop)
+                .dispatcher(workers)
+                .scheduling(pairs, loads)
+                .shared(new MapAffinity(), this::nextId)
+                .metrics(new RouterMetrics(registry))
+                .settings(settings, new RouterIdentity("router-t", "node-t"))
+                .model(ByteTokenizer.INSTANCE, CONTEXT)
+                .build();
     }
 
-    @Override
-    public Future<Void> forgetWorker(String decodeWorkerId) {
-      affinity.values().removeIf(decodeWorkerId::equals);
-      return Future.succeededFuture();
+    private static WorkerView worker(String id, WorkerRole role) {
+        return new WorkerView(new WorkerDescriptor(id, role, "m", 7, "node-w", 8, false, WorkerLoad.IDLE), 0);
     }
-  }
+
+    /** The registry snapshot with this router's counts, as the node's WorkerViews gives it. */
+    private List<WorkerView> views(List<WorkerView> workers) {
+        return workers.stream()
+                .map(w -> new WorkerView(w.worker(), loads.inFlight(w.id())))
+                .toList();
+    }
+
+    private Future<Long> nextId() {
+        if (holdIds) {
+            Promise<Long> p = Promise.promise();
+            pendingIds.add(p);
+            return p.future();
+        }
+        return Future.succeededFuture(nextId++);
+    }
+
+    /** A submitted request and what its client saw. */
+    record Submitted(RecordingSink sink, RequestRouter.Handle handle, int[] prompt) {
+        long id() {
+            return sink.requestId;
+        }
+    }
+
+    /** Submits "hi" for {@code maxTokens} tokens (greedy), with an optional session key. */
+    Submitted submit(int maxTokens, String session) {
+        int[] prompt = ByteTokenizer.INSTANCE.encode("hi", true);
+        RecordingSink sink = new RecordingSink();
+        GenerationRequest request =
+                new GenerationRequest(prompt, maxTokens, Sampling.GREEDY, new int[0], List.of(), session);
+        RequestRouter.Handle handle = router.submit(request, sink);
+        loop.runPending();
+        return new Submitted(sink, handle, prompt);
+    }
+
+    Submitted submit(int maxTokens) {
+        return submit(maxTokens, null);
+    }
+
+    /** Tokens {@code tokens} from decode worker {@code worker} for request {@code id}, at its sequence number {@code seq}. */
+    void tokens(String worker, long id, int seq, int... tokens) {
+        send(worker, new TokenEvent(id, seq, tokens, null, null));
+    }
+
+    void finish(String worker, long id, int seq, String reason, int... tokens) {
+        send(worker, new TokenEvent(id, seq, tokens, reason, null));
+    }
+
+    void decodeError(String worker, long id, int seq, String error) {
+        send(worker, new TokenEvent(id, seq, new int[0], null, error));
+    }
+
+    private void send(String worker, TokenEvent event) {
+        router.onTokenBatch(new TokenBatch(worker, List.of(event)));
+        loop.runPending();
+    }
+
+    void workerGone(String worker) {
+        prefill.removeIf(w -> w.id().equals(worker));
+        decode.removeIf(w -> w.id().equals(worker));
+        router.onWorkerGone(worker);
+        loop.runPending();
+    }
+
+    double outcomes(String outcome) {
+        return registry.counter("tandem.requests", "outcome", outcome).count();
+    }
+
+    /** Nothing is held once every request ended: no load, no admission, no entry, no timer. */
+    String leftovers() {
+        List<String> left = new ArrayList<>();
+        if (loads.total() != 0) {
+            left.add("load " + loads.snapshot());
+        }
+        if (router.admitted() != 0) {
+            left.add("admitted " + router.admitted());
+        }
+        if (router.activeRequests() != 0) {
+            left.add("active " + router.activeRequests());
+        }
+        if (loop.timers() != 0) {
+            left.add("timers " + loop.timers());
+        }
+        return String.join(", ", left);
+    }
+
+    private final class MapAffinity implements SessionAffinity {
+        @Override
+        public Future<String> lookup(String sessionKey) {
+            return Future.succeededFuture(affinity.get(sessionKey));
+        }
+
+        @Override
+        public Future<Void> record(String sessionKey, String decodeWorkerId) {
+            affinity.put(sessionKey, decodeWorkerId);
+            return Future.succeededFuture();
+        }
+
+        @Override
+        public Future<Void> forgetWorker(String decodeWorkerId) {
+            affinity.values().removeIf(decodeWorkerId::equals);
+            return Future.succeededFuture();
+        }
+    }
 }

@@ -3,11 +3,11 @@ package dev.tandem.router;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.tandem.HttpTestClient;
-import dev.tandem.node.TandemNode;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.PacedEngine;
 import dev.tandem.engine.reference.ReferenceEngine;
+import dev.tandem.node.TandemNode;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.util.List;
@@ -22,53 +22,67 @@ import org.junit.jupiter.api.Test;
  */
 class SharedLoadTest {
 
-  @Test
-  void aReplicaAvoidsTheWorkerAnotherReplicaIsUsing() throws Exception {
-    TandemConfig config = TestNodes.config();
-    // Prefill paced to 40 ms per prompt token: a 30-token prompt holds its worker for over a second.
-    TandemNode workers = TandemNode.start(config, new TandemNode.Plan(false, List.of("prefill-1", "prefill-2"),
-        List.of("decode-1")), new PacedEngine(ReferenceEngine.builtin(16), 0, 40_000));
-    TandemNode routerA = TandemNode.start(config, new TandemNode.Plan(true, List.of(), List.of()));
-    TandemNode routerB = TandemNode.start(config, new TandemNode.Plan(true, List.of(), List.of()));
-    try {
-      TestNodes.awaitWorkers(routerA.router(), 2, 1);
-      TestNodes.awaitWorkers(routerB.router(), 2, 1);
-      CompletableFuture<HttpResponse<String>> slow = new HttpTestClient(routerB.router().httpPort())
-          .postAsync("/v1/completions", body("A long prompt that keeps its prefill worker busy for a while"));
-      String bId = routerB.router().routerId();
-      HttpTestClient a = new HttpTestClient(routerA.router().httpPort());
-      TestNodes.awaitTrue(() -> inFlightOf(a, bId, "prefill-1") == 1, "router A to see router B's prefill on prefill-1");
+    @Test
+    void aReplicaAvoidsTheWorkerAnotherReplicaIsUsing() throws Exception {
+        TandemConfig config = TestNodes.config();
+        // Prefill paced to 40 ms per prompt token: a 30-token prompt holds its worker for over a second.
+        TandemNode workers = TandemNode.start(
+                config,
+                new TandemNode.Plan(false, List.of("prefill-1", "prefill-2"), List.of("decode-1")),
+                new PacedEngine(ReferenceEngine.builtin(16), 0, 40_000));
+        TandemNode routerA = TandemNode.start(config, new TandemNode.Plan(true, List.of(), List.of()));
+        TandemNode routerB = TandemNode.start(config, new TandemNode.Plan(true, List.of(), List.of()));
+        try {
+            TestNodes.awaitWorkers(routerA.router(), 2, 1);
+            TestNodes.awaitWorkers(routerB.router(), 2, 1);
+            CompletableFuture<HttpResponse<String>> slow = new HttpTestClient(
+                            routerB.router().httpPort())
+                    .postAsync("/v1/completions", body("A long prompt that keeps its prefill worker busy for a while"));
+            String bId = routerB.router().routerId();
+            HttpTestClient a = new HttpTestClient(routerA.router().httpPort());
+            TestNodes.awaitTrue(
+                    () -> inFlightOf(a, bId, "prefill-1") == 1, "router A to see router B's prefill on prefill-1");
 
-      HttpResponse<String> viaA = a.post("/v1/completions", body("Short"));
-      assertEquals(200, viaA.statusCode(), viaA.body());
-      assertEquals("prefill-2", viaA.headers().firstValue("X-Tandem-Prefill-Worker").orElseThrow());
+            HttpResponse<String> viaA = a.post("/v1/completions", body("Short"));
+            assertEquals(200, viaA.statusCode(), viaA.body());
+            assertEquals(
+                    "prefill-2",
+                    viaA.headers().firstValue("X-Tandem-Prefill-Worker").orElseThrow());
 
-      HttpResponse<String> viaB = slow.get(30, TimeUnit.SECONDS);
-      assertEquals(200, viaB.statusCode(), viaB.body());
-      assertEquals("prefill-1", viaB.headers().firstValue("X-Tandem-Prefill-Worker").orElseThrow());
-      // Released everywhere: B's report drops to nothing and A counts nothing on any worker.
-      TestNodes.awaitTrue(() -> inFlightOf(a, bId, "prefill-1") == 0 && inFlightOf(a, bId, "decode-1") == 0,
-          "router B's load to go back to zero in router A's view");
-    } finally {
-      routerB.close().await();
-      routerA.close().await();
-      workers.close().await();
+            HttpResponse<String> viaB = slow.get(30, TimeUnit.SECONDS);
+            assertEquals(200, viaB.statusCode(), viaB.body());
+            assertEquals(
+                    "prefill-1",
+                    viaB.headers().firstValue("X-Tandem-Prefill-Worker").orElseThrow());
+            // Released everywhere: B's report drops to nothing and A counts nothing on any worker.
+            TestNodes.awaitTrue(
+                    () -> inFlightOf(a, bId, "prefill-1") == 0 && inFlightOf(a, bId, "decode-1") == 0,
+                    "router B's load to go back to zero in router A's view");
+        } finally {
+            routerB.close().await();
+            routerA.close().await();
+            workers.close().await();
+        }
     }
-  }
 
-  private static String body(String prompt) {
-    return new JsonObject().put("prompt", prompt).put("max_tokens", 2).put("temperature", 0).encode();
-  }
-
-  /** What router {@code routerId} reports in flight on a worker, as seen through {@code viewer}'s admin API. */
-  private static int inFlightOf(HttpTestClient viewer, String routerId, String workerId) {
-    HttpResponse<String> r = viewer.send(viewer.request("/admin/routers").GET().build());
-    for (Object o : new JsonObject(r.body()).getJsonArray("routers")) {
-      JsonObject report = (JsonObject) o;
-      if (report.getString("router").equals(routerId)) {
-        return report.getJsonObject("in_flight").getInteger(workerId, 0);
-      }
+    private static String body(String prompt) {
+        return new JsonObject()
+                .put("prompt", prompt)
+                .put("max_tokens", 2)
+                .put("temperature", 0)
+                .encode();
     }
-    return -1;
-  }
+
+    /** What router {@code routerId} reports in flight on a worker, as seen through {@code viewer}'s admin API. */
+    private static int inFlightOf(HttpTestClient viewer, String routerId, String workerId) {
+        HttpResponse<String> r =
+                viewer.send(viewer.request("/admin/routers").GET().build());
+        for (Object o : new JsonObject(r.body()).getJsonArray("routers")) {
+            JsonObject report = (JsonObject) o;
+            if (report.getString("router").equals(routerId)) {
+                return report.getJsonObject("in_flight").getInteger(workerId, 0);
+            }
+        }
+        return -1;
+    }
 }

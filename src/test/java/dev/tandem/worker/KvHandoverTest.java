@@ -3,18 +3,18 @@ package dev.tandem.worker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.node.TandemNode;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.KvCache;
+import dev.tandem.node.TandemNode;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.KvAck;
 import dev.tandem.protocol.KvChunk;
-import dev.tandem.worker.kv.KvTransferCodec;
-import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.protocol.WorkerDescriptor;
+import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.protocol.WorkerLoad;
+import dev.tandem.worker.kv.KvTransferCodec;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.Message;
@@ -31,99 +31,119 @@ import org.junit.jupiter.api.TestInstance;
 /** The decode worker's side of KV_CACHE: acknowledgement, the byte limit, and freeing unclaimed KV. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KvHandoverTest {
-  private static final long PARK_TIMEOUT_MS = 400;
-  private static final long KV_LIMIT = 40_000;
-  private TandemNode node;
-  private Engine engine;
+    private static final long PARK_TIMEOUT_MS = 400;
+    private static final long KV_LIMIT = 40_000;
+    private TandemNode node;
+    private Engine engine;
 
-  @BeforeAll
-  void start() {
-    TandemConfig config = TestNodes.config();
-    config = config.withWorker(config.worker().withKvParkTimeoutMs(PARK_TIMEOUT_MS).withMaxKvTransferBytes(KV_LIMIT));
-    node = TandemNode.start(config, new TandemNode.Plan(false, List.of(), List.of("decode-x")));
-    engine = node.engine();
-  }
-
-  @AfterAll
-  void stop() {
-    if (node != null) {
-      node.close().await();
+    @BeforeAll
+    void start() {
+        TandemConfig config = TestNodes.config();
+        config = config.withWorker(
+                config.worker().withKvParkTimeoutMs(PARK_TIMEOUT_MS).withMaxKvTransferBytes(KV_LIMIT));
+        node = TandemNode.start(config, new TandemNode.Plan(false, List.of(), List.of("decode-x")));
+        engine = node.engine();
     }
-  }
 
-  private List<Buffer> kvFor(String prompt, long fingerprint) {
-    KvCache cache = engine.newCache();
-    engine.prefill(cache, engine.tokenizer().encode(prompt, true), () -> false);
-    return KvTransferCodec.encode(cache, fingerprint, 4096);
-  }
-
-  private Future<Message<JsonObject>> ship(long requestId, List<Buffer> chunks) {
-    String address = Addresses.decodeKv("decode-x");
-    for (int i = 0; i < chunks.size() - 1; i++) {
-      node.vertx().eventBus().send(address, chunks.get(i), new KvChunk(requestId, i, false, chunks.get(i)).deliveryOptions());
+    @AfterAll
+    void stop() {
+        if (node != null) {
+            node.close().await();
+        }
     }
-    int last = chunks.size() - 1;
-    return node.vertx().eventBus().request(address, chunks.get(last),
-        new KvChunk(requestId, last, true, chunks.get(last)).deliveryOptions());
-  }
 
-  private WorkerLoad status() {
-    return WorkerDescriptor.CODEC.decode(node.vertx().eventBus()
-        .<JsonObject>request(Addresses.workerStatus("decode-x"), null).await().body()).load();
-  }
-
-  @Test
-  void acknowledgedKvThatNobodyClaimsIsFreedAfterTheTimeout() {
-    List<Buffer> chunks = kvFor("parked and forgotten", engine.info().fingerprint());
-    long total = chunks.stream().mapToLong(Buffer::length).sum();
-    KvAck ack = KvAck.CODEC.decode(ship(77, chunks).await().body());
-    assertEquals(total, ack.bytesReceived());
-    WorkerLoad parked = status();
-    assertEquals(1, parked.parkedKv());
-    assertTrue(parked.kvBytesUsed() > 0);
-    TestNodes.awaitTrue(() -> status().parkedKv() == 0 && status().kvBytesUsed() == 0,
-        Duration.ofMillis(PARK_TIMEOUT_MS * 10), "parked KV to be freed");
-  }
-
-  @Test
-  void kvOverTheLimitIsRefusedAtTheHeader() {
-    List<Buffer> chunks = kvFor("a prompt long enough that its KV cache is over the byte limit of this worker....",
-        engine.info().fingerprint());
-    assertEquals(WorkerFailure.KV_TOO_LARGE, failureOf(ship(78, chunks)));
-    assertEquals(0, status().incomingKv());
-  }
-
-  @Test
-  void kvOfAnotherModelIsRefused() {
-    List<Buffer> chunks = kvFor("other model", engine.info().fingerprint() ^ 1);
-    assertEquals(WorkerFailure.MODEL_MISMATCH, failureOf(ship(79, chunks)));
-  }
-
-  @Test
-  void aDecodeRequestWithoutKvIsRefused() {
-    JsonObject request = dev.tandem.protocol.DecodeRequest.CODEC.encode(new dev.tandem.protocol.DecodeRequest(
-        80, 65, 5, dev.tandem.protocol.Sampling.GREEDY, new int[0], "nobody", null));
-    assertEquals(WorkerFailure.KV_MISSING,
-        failureOf(node.vertx().eventBus().request(Addresses.decodeStart("decode-x"), request)));
-  }
-
-  @Test
-  void aNonJsonMessageToAWorkerIsAnsweredNotDropped() {
-    assertEquals(WorkerFailure.BAD_REQUEST,
-        failureOf(node.vertx().eventBus().request(Addresses.decodeStart("decode-x"), "not json")));
-    assertEquals(WorkerFailure.BAD_REQUEST,
-        failureOf(node.vertx().eventBus().request(Addresses.decodeStart("decode-x"), Buffer.buffer(new byte[] {1, 2}))));
-  }
-
-  private static WorkerFailure failureOf(Future<?> future) {
-    try {
-      future.await();
-    } catch (CompletionException | ReplyException e) {
-      Throwable cause = e instanceof CompletionException ? e.getCause() : e;
-      return WorkerFailure.of(cause);
-    } catch (RuntimeException e) {
-      return WorkerFailure.of(e.getCause() != null ? e.getCause() : e);
+    private List<Buffer> kvFor(String prompt, long fingerprint) {
+        KvCache cache = engine.newCache();
+        engine.prefill(cache, engine.tokenizer().encode(prompt, true), () -> false);
+        return KvTransferCodec.encode(cache, fingerprint, 4096);
     }
-    throw new AssertionError("expected a failure");
-  }
+
+    private Future<Message<JsonObject>> ship(long requestId, List<Buffer> chunks) {
+        String address = Addresses.decodeKv("decode-x");
+        for (int i = 0; i < chunks.size() - 1; i++) {
+            node.vertx()
+                    .eventBus()
+                    .send(address, chunks.get(i), new KvChunk(requestId, i, false, chunks.get(i)).deliveryOptions());
+        }
+        int last = chunks.size() - 1;
+        return node.vertx()
+                .eventBus()
+                .request(
+                        address,
+                        chunks.get(last),
+                        new KvChunk(requestId, last, true, chunks.get(last)).deliveryOptions());
+    }
+
+    private WorkerLoad status() {
+        return WorkerDescriptor.CODEC
+                .decode(node.vertx()
+                        .eventBus()
+                        .<JsonObject>request(Addresses.workerStatus("decode-x"), null)
+                        .await()
+                        .body())
+                .load();
+    }
+
+    @Test
+    void acknowledgedKvThatNobodyClaimsIsFreedAfterTheTimeout() {
+        List<Buffer> chunks = kvFor("parked and forgotten", engine.info().fingerprint());
+        long total = chunks.stream().mapToLong(Buffer::length).sum();
+        KvAck ack = KvAck.CODEC.decode(ship(77, chunks).await().body());
+        assertEquals(total, ack.bytesReceived());
+        WorkerLoad parked = status();
+        assertEquals(1, parked.parkedKv());
+        assertTrue(parked.kvBytesUsed() > 0);
+        TestNodes.awaitTrue(
+                () -> status().parkedKv() == 0 && status().kvBytesUsed() == 0,
+                Duration.ofMillis(PARK_TIMEOUT_MS * 10),
+                "parked KV to be freed");
+    }
+
+    @Test
+    void kvOverTheLimitIsRefusedAtTheHeader() {
+        List<Buffer> chunks = kvFor(
+                "a prompt long enough that its KV cache is over the byte limit of this worker....",
+                engine.info().fingerprint());
+        assertEquals(WorkerFailure.KV_TOO_LARGE, failureOf(ship(78, chunks)));
+        assertEquals(0, status().incomingKv());
+    }
+
+    @Test
+    void kvOfAnotherModelIsRefused() {
+        List<Buffer> chunks = kvFor("other model", engine.info().fingerprint() ^ 1);
+        assertEquals(WorkerFailure.MODEL_MISMATCH, failureOf(ship(79, chunks)));
+    }
+
+    @Test
+    void aDecodeRequestWithoutKvIsRefused() {
+        JsonObject request = dev.tandem.protocol.DecodeRequest.CODEC.encode(new dev.tandem.protocol.DecodeRequest(
+                80, 65, 5, dev.tandem.protocol.Sampling.GREEDY, new int[0], "nobody", null));
+        assertEquals(
+                WorkerFailure.KV_MISSING,
+                failureOf(node.vertx().eventBus().request(Addresses.decodeStart("decode-x"), request)));
+    }
+
+    @Test
+    void aNonJsonMessageToAWorkerIsAnsweredNotDropped() {
+        assertEquals(
+                WorkerFailure.BAD_REQUEST,
+                failureOf(node.vertx().eventBus().request(Addresses.decodeStart("decode-x"), "not json")));
+        assertEquals(
+                WorkerFailure.BAD_REQUEST,
+                failureOf(node.vertx()
+                        .eventBus()
+                        .request(Addresses.decodeStart("decode-x"), Buffer.buffer(new byte[] {1, 2}))));
+    }
+
+    private static WorkerFailure failureOf(Future<?> future) {
+        try {
+            future.await();
+        } catch (CompletionException | ReplyException e) {
+            Throwable cause = e instanceof CompletionException ? e.getCause() : e;
+            return WorkerFailure.of(cause);
+        } catch (RuntimeException e) {
+            return WorkerFailure.of(e.getCause() != null ? e.getCause() : e);
+        }
+        throw new AssertionError("expected a failure");
+    }
 }

@@ -1,5 +1,10 @@
 package dev.tandem.api.http;
 
+import dev.tandem.api.ApiException;
+import dev.tandem.api.ApiKind;
+import dev.tandem.api.ClientSink;
+import dev.tandem.api.CompletionCall;
+import dev.tandem.api.OpenAiRequestParser;
 import dev.tandem.router.RequestRouter;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
@@ -8,85 +13,96 @@ import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Locale;
-import dev.tandem.api.ApiException;
-import dev.tandem.api.ApiKind;
-import dev.tandem.api.ClientSink;
-import dev.tandem.api.CompletionCall;
-import dev.tandem.api.OpenAiRequestParser;
 
 /** {@code POST /v1/completions} and {@code /v1/chat/completions}: validate, submit, answer as JSON or SSE. */
 final class CompletionsHandler implements Handler<RoutingContext> {
-  static final String SESSION_HEADER = "X-Session-Id";
+    static final String SESSION_HEADER = "X-Session-Id";
 
-  private final OpenAiRequestParser parser;
-  private final RequestRouter router;
-  private final ApiKind kind;
+    private final OpenAiRequestParser parser;
+    private final RequestRouter router;
+    private final ApiKind kind;
 
-  CompletionsHandler(OpenAiRequestParser parser, RequestRouter router, ApiKind kind) {
-    this.parser = parser;
-    this.router = router;
-    this.kind = kind;
-  }
-
-  @Override
-  public void handle(RoutingContext ctx) {
-    JsonObject body;
-    try {
-      body = jsonBody(ctx);
-    } catch (ApiException e) {
-      ErrorResponses.send(ctx.response(), e);
-      return;
+    CompletionsHandler(OpenAiRequestParser parser, RequestRouter router, ApiKind kind) {
+        this.parser = parser;
+        this.router = router;
+        this.kind = kind;
     }
-    String session = ctx.request().getHeader(SESSION_HEADER);
-    // Tokenizing (BPE merges, chat templates) is model work: off the event loop.
-    ctx.vertx().<CompletionCall>executeBlocking(() -> kind == ApiKind.CHAT
-        ? parser.parseChat(body, session) : parser.parseCompletion(body, session), false).onComplete(ar -> {
-          if (ar.failed()) {
-            if (ar.cause() instanceof ApiException e) {
-              ErrorResponses.send(ctx.response(), e);
-            } else {
-              ctx.fail(ar.cause());
-            }
+
+    @Override
+    public void handle(RoutingContext ctx) {
+        JsonObject body;
+        try {
+            body = jsonBody(ctx);
+        } catch (ApiException e) {
+            ErrorResponses.send(ctx.response(), e);
             return;
-          }
-          if (ctx.response().closed()) {
-            return;
-          }
-          CompletionCall call = ar.result();
-          ClientSink sink = call.stream()
-              ? new SseCompletionSink(ctx.response(), call)
-              : new JsonCompletionSink(ctx.response(), call);
-          sink.attach(router.submit(call.generation(), sink), call.generation().promptTokens().length);
-          // A client that goes away cancels its request on both workers.
-          ctx.response().closeHandler(v -> sink.abandon("the client closed the connection"));
-        });
-  }
+        }
+        String session = ctx.request().getHeader(SESSION_HEADER);
+        // Tokenizing (BPE merges, chat templates) is model work: off the event loop.
+        ctx.vertx()
+                .<CompletionCall>executeBlocking(
+                        () -> kind == ApiKind.CHAT
+                                ? parser.parseChat(body, session)
+                                : parser.parseCompletion(body, session),
+                        false)
+                .onComplete(ar -> {
+                    if (ar.failed()) {
+                        if (ar.cause() instanceof ApiException e) {
+                            ErrorResponses.send(ctx.response(), e);
+                        } else {
+                            ctx.fail(ar.cause());
+                        }
+                        return;
+                    }
+                    if (ctx.response().closed()) {
+                        return;
+                    }
+                    CompletionCall call = ar.result();
+                    ClientSink sink = call.stream()
+                            ? new SseCompletionSink(ctx.response(), call)
+                            : new JsonCompletionSink(ctx.response(), call);
+                    sink.attach(
+                            router.submit(call.generation(), sink),
+                            call.generation().promptTokens().length);
+                    // A client that goes away cancels its request on both workers.
+                    ctx.response().closeHandler(v -> sink.abandon("the client closed the connection"));
+                });
+    }
 
-  static JsonObject jsonBody(RoutingContext ctx) {
-    String contentType = ctx.request().getHeader("Content-Type");
-    if (contentType != null && !contentType.toLowerCase(Locale.ROOT).startsWith("application/json")) {
-      throw new ApiException(415, "invalid_request_error", null, "unsupported_media_type",
-          "Content-Type must be application/json, got '" + contentType + "'");
+    static JsonObject jsonBody(RoutingContext ctx) {
+        String contentType = ctx.request().getHeader("Content-Type");
+        if (contentType != null && !contentType.toLowerCase(Locale.ROOT).startsWith("application/json")) {
+            throw new ApiException(
+                    415,
+                    "invalid_request_error",
+                    null,
+                    "unsupported_media_type",
+                    "Content-Type must be application/json, got '" + contentType + "'");
+        }
+        Buffer body = ctx.body() == null ? null : ctx.body().buffer();
+        if (body == null || body.length() == 0) {
+            throw new ApiException(400, "invalid_request_error", null, "invalid_json", "the request body is empty");
+        }
+        return parseObject(body);
     }
-    Buffer body = ctx.body() == null ? null : ctx.body().buffer();
-    if (body == null || body.length() == 0) {
-      throw new ApiException(400, "invalid_request_error", null, "invalid_json", "the request body is empty");
-    }
-    return parseObject(body);
-  }
 
-  /** Parses a JSON object or throws a 400 saying what is wrong with it. */
-  static JsonObject parseObject(Buffer body) {
-    Object parsed;
-    try {
-      parsed = Json.decodeValue(body);
-    } catch (DecodeException e) {
-      throw new ApiException(400, "invalid_request_error", null, "invalid_json",
-          "the request body is not valid JSON: " + e.getMessage());
+    /** Parses a JSON object or throws a 400 saying what is wrong with it. */
+    static JsonObject parseObject(Buffer body) {
+        Object parsed;
+        try {
+            parsed = Json.decodeValue(body);
+        } catch (DecodeException e) {
+            throw new ApiException(
+                    400,
+                    "invalid_request_error",
+                    null,
+                    "invalid_json",
+                    "the request body is not valid JSON: " + e.getMessage());
+        }
+        if (!(parsed instanceof JsonObject json)) {
+            throw new ApiException(
+                    400, "invalid_request_error", null, "invalid_json", "the request body must be a JSON object");
+        }
+        return json;
     }
-    if (!(parsed instanceof JsonObject json)) {
-      throw new ApiException(400, "invalid_request_error", null, "invalid_json", "the request body must be a JSON object");
-    }
-    return json;
-  }
 }

@@ -1,59 +1,99 @@
 package dev.tandem.api.http;
 
+import dev.tandem.api.ApiKind;
 import dev.tandem.api.ErrorBodies;
+import dev.tandem.api.OpenAiRequestParser;
 import dev.tandem.cluster.WorkerDirectory;
 import dev.tandem.config.HttpSettings;
 import dev.tandem.router.RequestRouter;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
-import io.vertx.ext.web.handler.BodyHandler;
-import io.vertx.core.Handler;
 import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
 import java.util.function.Supplier;
-import dev.tandem.api.ApiKind;
-import dev.tandem.api.OpenAiRequestParser;
 
 /** The router's HTTP surface: OpenAI-compatible endpoints, and errors in OpenAI's shape for every failure. */
 public final class HttpApi {
-  private HttpApi() {
-  }
+    private HttpApi() {}
 
-  public static Router create(Vertx vertx, HttpSettings http, OpenAiRequestParser parser, RequestRouter disagg,
-                              WorkerDirectory directory, Supplier<JsonObject> routers,
-                              Handler<RoutingContext> metrics, OpsRoutes.Check... readiness) {
-    Router router = Router.router(vertx);
-    OpsRoutes.mount(router, vertx, metrics, readiness);
-    if (!http.apiKeys().isEmpty()) {
-      ApiKeyHandler keys = new ApiKeyHandler(http.apiKeys());
-      router.route("/v1/*").handler(keys);
-      router.route("/admin/*").handler(keys);
+    public static Router create(
+            Vertx vertx,
+            HttpSettings http,
+            OpenAiRequestParser parser,
+            RequestRouter disagg,
+            WorkerDirectory directory,
+            Supplier<JsonObject> routers,
+            Handler<RoutingContext> metrics,
+            OpsRoutes.Check... readiness) {
+        Router router = Router.router(vertx);
+        OpsRoutes.mount(router, vertx, metrics, readiness);
+        if (!http.apiKeys().isEmpty()) {
+            ApiKeyHandler keys = new ApiKeyHandler(http.apiKeys());
+            router.route("/v1/*").handler(keys);
+            router.route("/admin/*").handler(keys);
+        }
+        BodyHandler body = BodyHandler.create(false).setBodyLimit(http.maxBodyBytes());
+        router.post("/v1/completions")
+                .handler(body)
+                .handler(new CompletionsHandler(parser, disagg, ApiKind.COMPLETION));
+        router.post("/v1/chat/completions").handler(body).handler(new CompletionsHandler(parser, disagg, ApiKind.CHAT));
+        ModelsHandler models = new ModelsHandler(directory);
+        router.get("/v1/models").handler(models);
+        router.get("/v1/models/:model").handler(models::one);
+        AdminHandler admin = new AdminHandler(directory);
+        router.get("/admin/workers").handler(admin::workers);
+        router.get("/admin/routers").handler(ctx -> ctx.json(routers.get()));
+        router.post("/admin/workers/:id/drain")
+                .handler(BodyHandler.create(false).setBodyLimit(4096))
+                .handler(admin::drain);
+        router.route("/v1/stream").handler(new WebSocketStreamHandler(parser, disagg, http.maxBodyBytes()));
+
+        router.errorHandler(
+                404,
+                ctx -> ErrorResponses.send(
+                        ctx.response(),
+                        404,
+                        ErrorBodies.body(
+                                "no route for " + ctx.request().method() + " "
+                                        + ctx.request().path(),
+                                "invalid_request_error",
+                                null,
+                                "not_found")));
+        router.errorHandler(
+                405,
+                ctx -> ErrorResponses.send(
+                        ctx.response(),
+                        405,
+                        ErrorBodies.body(
+                                "method " + ctx.request().method() + " is not allowed on "
+                                        + ctx.request().path(),
+                                "invalid_request_error",
+                                null,
+                                "method_not_allowed")));
+        router.errorHandler(
+                413,
+                ctx -> ErrorResponses.send(
+                        ctx.response(),
+                        413,
+                        ErrorBodies.body(
+                                "the request body is larger than " + http.maxBodyBytes() + " bytes",
+                                "invalid_request_error",
+                                null,
+                                "request_too_large")));
+        router.errorHandler(
+                400,
+                ctx -> ErrorResponses.send(
+                        ctx.response(),
+                        400,
+                        ErrorBodies.body("bad request", "invalid_request_error", null, "bad_request")));
+        router.errorHandler(
+                500,
+                ctx -> ErrorResponses.send(
+                        ctx.response(),
+                        500,
+                        ErrorBodies.body("internal error", "server_error", null, "internal_error")));
+        return router;
     }
-    BodyHandler body = BodyHandler.create(false).setBodyLimit(http.maxBodyBytes());
-    router.post("/v1/completions").handler(body).handler(new CompletionsHandler(parser, disagg, ApiKind.COMPLETION));
-    router.post("/v1/chat/completions").handler(body).handler(new CompletionsHandler(parser, disagg, ApiKind.CHAT));
-    ModelsHandler models = new ModelsHandler(directory);
-    router.get("/v1/models").handler(models);
-    router.get("/v1/models/:model").handler(models::one);
-    AdminHandler admin = new AdminHandler(directory);
-    router.get("/admin/workers").handler(admin::workers);
-    router.get("/admin/routers").handler(ctx -> ctx.json(routers.get()));
-    router.post("/admin/workers/:id/drain").handler(BodyHandler.create(false).setBodyLimit(4096)).handler(admin::drain);
-    router.route("/v1/stream").handler(new WebSocketStreamHandler(parser, disagg, http.maxBodyBytes()));
-
-    router.errorHandler(404, ctx -> ErrorResponses.send(ctx.response(), 404,
-        ErrorBodies.body("no route for " + ctx.request().method() + " " + ctx.request().path(),
-            "invalid_request_error", null, "not_found")));
-    router.errorHandler(405, ctx -> ErrorResponses.send(ctx.response(), 405,
-        ErrorBodies.body("method " + ctx.request().method() + " is not allowed on " + ctx.request().path(),
-            "invalid_request_error", null, "method_not_allowed")));
-    router.errorHandler(413, ctx -> ErrorResponses.send(ctx.response(), 413,
-        ErrorBodies.body("the request body is larger than " + http.maxBodyBytes() + " bytes",
-            "invalid_request_error", null, "request_too_large")));
-    router.errorHandler(400, ctx -> ErrorResponses.send(ctx.response(), 400,
-        ErrorBodies.body("bad request", "invalid_request_error", null, "bad_request")));
-    router.errorHandler(500, ctx -> ErrorResponses.send(ctx.response(), 500,
-        ErrorBodies.body("internal error", "server_error", null, "internal_error")));
-    return router;
-  }
 }

@@ -16,48 +16,58 @@ import java.util.TreeSet;
  * and a decode worker for it are registered, since only then can a request be served.
  */
 final class ModelsHandler implements Handler<RoutingContext> {
-  private final WorkerDirectory directory;
-  private final long created = System.currentTimeMillis() / 1000;
+    private final WorkerDirectory directory;
+    private final long created = System.currentTimeMillis() / 1000;
 
-  ModelsHandler(WorkerDirectory directory) {
-    this.directory = directory;
-  }
-
-  @Override
-  public void handle(RoutingContext ctx) {
-    JsonArray data = new JsonArray();
-    for (String id : served()) {
-      data.add(model(id));
+    ModelsHandler(WorkerDirectory directory) {
+        this.directory = directory;
     }
-    ctx.json(new JsonObject().put("object", "list").put("data", data));
-  }
 
-  /** {@code GET /v1/models/:model}: one model, or 404 when no live workers serve it. */
-  void one(RoutingContext ctx) {
-    String id = ctx.pathParam("model");
-    if (served().contains(id)) {
-      ctx.json(model(id));
-    } else {
-      ErrorResponses.send(ctx.response(), 404, ErrorBodies.body("The model '" + id + "' does not exist",
-          "invalid_request_error", "model", "model_not_found"));
+    @Override
+    public void handle(RoutingContext ctx) {
+        JsonArray data = new JsonArray();
+        for (String id : served()) {
+            data.add(model(id));
+        }
+        ctx.json(new JsonObject().put("object", "list").put("data", data));
     }
-  }
 
-  private JsonObject model(String id) {
-    return new JsonObject().put("id", id).put("object", "model").put("created", created).put("owned_by", "tandem");
-  }
-
-  private Set<String> served() {
-    Set<String> served = models(WorkerRole.DECODE);
-    served.retainAll(models(WorkerRole.PREFILL));
-    return served;
-  }
-
-  private Set<String> models(WorkerRole role) {
-    Set<String> out = new TreeSet<>();
-    for (WorkerDescriptor w : directory.workers(role)) {
-      out.add(w.model());
+    /** {@code GET /v1/models/:model}: one model, or 404 when no live workers serve it. */
+    void one(RoutingContext ctx) {
+        String id = ctx.pathParam("model");
+        if (served().contains(id)) {
+            ctx.json(model(id));
+        } else {
+            ErrorResponses.send(
+                    ctx.response(),
+                    404,
+                    ErrorBodies.body(
+                            "The model '" + id + "' does not exist",
+                            "invalid_request_error",
+                            "model",
+                            "model_not_found"));
+        }
     }
-    return out;
-  }
+
+    private JsonObject model(String id) {
+        return new JsonObject()
+                .put("id", id)
+                .put("object", "model")
+                .put("created", created)
+                .put("owned_by", "tandem");
+    }
+
+    private Set<String> served() {
+        Set<String> served = models(WorkerRole.DECODE);
+        served.retainAll(models(WorkerRole.PREFILL));
+        return served;
+    }
+
+    private Set<String> models(WorkerRole role) {
+        Set<String> out = new TreeSet<>();
+        for (WorkerDescriptor w : directory.workers(role)) {
+            out.add(w.model());
+        }
+        return out;
+    }
 }

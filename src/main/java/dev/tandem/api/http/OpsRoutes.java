@@ -2,8 +2,8 @@ package dev.tandem.api.http;
 
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
-import io.vertx.core.http.HttpServer;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.healthchecks.HealthChecks;
 import io.vertx.ext.healthchecks.Status;
@@ -20,31 +20,29 @@ import java.util.function.Supplier;
  */
 public final class OpsRoutes {
 
-  /** One readiness check: null when ready, or why not. */
-  public record Check(String name, Supplier<String> problem) {
-  }
+    /** One readiness check: null when ready, or why not. */
+    public record Check(String name, Supplier<String> problem) {}
 
-  private OpsRoutes() {
-  }
+    private OpsRoutes() {}
 
-  /** A server with only these routes: a worker node's, when {@code worker.http-port} is set. */
-  public static Future<HttpServer> serve(Vertx vertx, String host, int port, Handler<RoutingContext> metrics,
-                                         Check... checks) {
-    Router router = Router.router(vertx);
-    mount(router, vertx, metrics, checks);
-    return vertx.createHttpServer().requestHandler(router).listen(port, host);
-  }
-
-  public static void mount(Router router, Vertx vertx, Handler<RoutingContext> metrics, Check... checks) {
-    router.get("/health").handler(ctx -> ctx.json(new JsonObject().put("status", "UP")));
-    HealthChecks readiness = HealthChecks.create(vertx);
-    for (Check c : checks) {
-      readiness.register(c.name(), promise -> {
-        String problem = c.problem().get();
-        promise.complete(problem == null ? Status.OK() : Status.KO(new JsonObject().put("reason", problem)));
-      });
+    /** A server with only these routes: a worker node's, when {@code worker.http-port} is set. */
+    public static Future<HttpServer> serve(
+            Vertx vertx, String host, int port, Handler<RoutingContext> metrics, Check... checks) {
+        Router router = Router.router(vertx);
+        mount(router, vertx, metrics, checks);
+        return vertx.createHttpServer().requestHandler(router).listen(port, host);
     }
-    router.get("/ready").handler(HealthCheckHandler.createWithHealthChecks(readiness));
-    router.get("/metrics").handler(metrics);
-  }
+
+    public static void mount(Router router, Vertx vertx, Handler<RoutingContext> metrics, Check... checks) {
+        router.get("/health").handler(ctx -> ctx.json(new JsonObject().put("status", "UP")));
+        HealthChecks readiness = HealthChecks.create(vertx);
+        for (Check c : checks) {
+            readiness.register(c.name(), promise -> {
+                String problem = c.problem().get();
+                promise.complete(problem == null ? Status.OK() : Status.KO(new JsonObject().put("reason", problem)));
+            });
+        }
+        router.get("/ready").handler(HealthCheckHandler.createWithHealthChecks(readiness));
+        router.get("/metrics").handler(metrics);
+    }
 }

@@ -1,6 +1,9 @@
 package dev.tandem.api.http;
 
+import dev.tandem.api.ApiException;
+import dev.tandem.api.CompletionCall;
 import dev.tandem.api.ErrorBodies;
+import dev.tandem.api.OpenAiRequestParser;
 import dev.tandem.router.RequestRouter;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -19,9 +22,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import dev.tandem.api.ApiException;
-import dev.tandem.api.CompletionCall;
-import dev.tandem.api.OpenAiRequestParser;
 
 /**
  * One {@code /v1/stream} socket: assembles text messages, starts and cancels the requests they
@@ -30,218 +30,270 @@ import dev.tandem.api.OpenAiRequestParser;
  * {@link RequestRouter}, so its maps need no locks.
  */
 final class WebSocketSession {
-  private static final Logger LOG = Logger.getLogger(WebSocketSession.class.getName());
-  /** Requests one socket may have running; one client cannot take the whole router. */
-  static final int MAX_IN_FLIGHT = 64;
-  private static final int MAX_ID_CHARS = 256;
+    private static final Logger LOG = Logger.getLogger(WebSocketSession.class.getName());
+    /** Requests one socket may have running; one client cannot take the whole router. */
+    static final int MAX_IN_FLIGHT = 64;
 
-  private final ServerWebSocket ws;
-  private final OpenAiRequestParser parser;
-  private final RequestRouter router;
-  private final long maxMessageBytes;
-  private final String sessionHeader;
-  /** Running requests by id key ({@link #key}); an entry lives from submit to its last frame. */
-  private final Map<String, WebSocketSink> running = new HashMap<>();
-  /** Requests holding tokens back until the write queue drains, oldest first. */
-  private final Set<WebSocketSink> backlog = new LinkedHashSet<>();
-  /** The text message being assembled from frames, or null. */
-  private Buffer message;
-  /** True while the rest of a binary or over-limit message is being skipped. */
-  private boolean skipping;
-  private boolean paused;
-  private boolean closed;
+    private static final int MAX_ID_CHARS = 256;
 
-  WebSocketSession(ServerWebSocket ws, OpenAiRequestParser parser, RequestRouter router, long maxMessageBytes,
-                   String sessionHeader) {
-    this.ws = ws;
-    this.parser = parser;
-    this.router = router;
-    this.maxMessageBytes = maxMessageBytes;
-    this.sessionHeader = sessionHeader;
-  }
+    private final ServerWebSocket ws;
+    private final OpenAiRequestParser parser;
+    private final RequestRouter router;
+    private final long maxMessageBytes;
+    private final String sessionHeader;
+    /** Running requests by id key ({@link #key}); an entry lives from submit to its last frame. */
+    private final Map<String, WebSocketSink> running = new HashMap<>();
+    /** Requests holding tokens back until the write queue drains, oldest first. */
+    private final Set<WebSocketSink> backlog = new LinkedHashSet<>();
+    /** The text message being assembled from frames, or null. */
+    private Buffer message;
+    /** True while the rest of a binary or over-limit message is being skipped. */
+    private boolean skipping;
 
-  void start() {
-    // Frames, not textMessageHandler: the size limit must be max-body-bytes, checked as bytes arrive.
-    ws.frameHandler(this::onFrame);
-    ws.drainHandler(v -> onDrain());
-    ws.closeHandler(v -> onClose());
-    ws.exceptionHandler(e -> LOG.log(Level.FINE, "WebSocket error", e));
-  }
+    private boolean paused;
+    private boolean closed;
 
-  private void onFrame(WebSocketFrame frame) {
-    if (closed) {
-      return;
+    WebSocketSession(
+            ServerWebSocket ws,
+            OpenAiRequestParser parser,
+            RequestRouter router,
+            long maxMessageBytes,
+            String sessionHeader) {
+        this.ws = ws;
+        this.parser = parser;
+        this.router = router;
+        this.maxMessageBytes = maxMessageBytes;
+        this.sessionHeader = sessionHeader;
     }
-    if (frame.isText() || frame.isBinary()) {
-      message = null;
-      skipping = false;
-      if (frame.isBinary()) {
-        skipping = true;
-        sendError(null, new ApiException(415, "invalid_request_error", null, "unsupported_frame",
-            "binary frames are not supported: send each request as a JSON text frame"));
-      } else {
-        message = Buffer.buffer();
-      }
-    } else if (!frame.isContinuation()) {
-      return; // ping, pong and close are Vert.x's business
-    }
-    if (!skipping && message != null) {
-      message.appendBuffer(frame.binaryData());
-      if (message.length() > maxMessageBytes) {
-        message = null;
-        skipping = true;
-        sendError(null, new ApiException(413, "invalid_request_error", null, "request_too_large",
-            "the message is larger than " + maxMessageBytes + " bytes"));
-      }
-    }
-    if (frame.isFinal()) {
-      Buffer whole = message;
-      message = null;
-      skipping = false;
-      if (whole != null) {
-        onMessage(whole);
-      }
-    }
-    // Stop reading while the client is not reading what we send; error frames must not pile up.
-    if (!paused && ws.writeQueueFull()) {
-      paused = true;
-      ws.pause();
-    }
-  }
 
-  private void onMessage(Buffer text) {
-    Object parsed;
-    try {
-      parsed = Json.decodeValue(text);
-    } catch (DecodeException e) {
-      sendError(null, new ApiException(400, "invalid_request_error", null, "invalid_json",
-          "the message is not valid JSON: " + e.getMessage()));
-      return;
+    void start() {
+        // Frames, not textMessageHandler: the size limit must be max-body-bytes, checked as bytes arrive.
+        ws.frameHandler(this::onFrame);
+        ws.drainHandler(v -> onDrain());
+        ws.closeHandler(v -> onClose());
+        ws.exceptionHandler(e -> LOG.log(Level.FINE, "WebSocket error", e));
     }
-    if (!(parsed instanceof JsonObject frame)) {
-      sendError(null, new ApiException(400, "invalid_request_error", null, "invalid_json",
-          "each message must be a JSON object"));
-      return;
-    }
-    Object id = frame.getValue("id");
-    String key = key(id);
-    if (key == null) {
-      sendError(null, id == null ? ApiException.invalid("id", "'id' is required")
-          : ApiException.invalidType("id", "a non-empty string (at most " + MAX_ID_CHARS + " characters) or a number"));
-      return;
-    }
-    Object type = frame.getValue("type");
-    if (type == null) {
-      start(id, key, frame);
-    } else if ("cancel".equals(type)) {
-      WebSocketSink sink = running.get(key);
-      // Unknown ids are ignored: a cancel may cross the request's own "done" on the wire.
-      if (sink != null) {
-        sink.cancel();
-      }
-    } else {
-      sendError(id, ApiException.invalid("type",
-          "unknown message type " + Json.encode(type) + ": leave 'type' out for a request, or send \"cancel\""));
-    }
-  }
 
-  private void start(Object id, String key, JsonObject body) {
-    if (running.containsKey(key)) {
-      sendError(id, new ApiException(409, "invalid_request_error", "id", "duplicate_id",
-          "a request with this id is still running on this socket"));
-      return;
-    }
-    if (running.size() >= MAX_IN_FLIGHT) {
-      sendError(id, new ApiException(429, "rate_limit_exceeded", null, "too_many_in_flight",
-          "this socket already has " + MAX_IN_FLIGHT + " requests running; wait for one to finish"));
-      return;
-    }
-    body.remove("id");
-    // The id is taken now, so a duplicate or a cancel that arrives while the prompt is tokenized finds it.
-    WebSocketSink sink = new WebSocketSink(this, id, key);
-    running.put(key, sink);
-    // Tokenizing is model work: off the event loop, like the HTTP endpoints.
-    Vertx.currentContext().<CompletionCall>executeBlocking(() -> parser.parseStreaming(body, sessionHeader), false)
-        .onComplete(ar -> {
-          if (sink.ended()) {
-            return; // cancelled or the socket closed meanwhile
-          }
-          if (ar.failed()) {
-            sink.refuse(ApiException.from(ar.cause()));
+    private void onFrame(WebSocketFrame frame) {
+        if (closed) {
             return;
-          }
-          CompletionCall call = ar.result();
-          // submit may end the request at once (e.g. overload): the sink has released itself by then.
-          sink.attach(router.submit(call.generation(), sink), call.generation().promptTokens().length);
-        });
-  }
-
-  /**
-   * A map key for a client id: strings and numbers never collide, and numbers that are equal as
-   * JSON values (1, 1.0, 1e0) are one id. Null when the id is missing or of no allowed kind.
-   */
-  static String key(Object id) {
-    if (id instanceof String s) {
-      return s.isEmpty() || s.length() > MAX_ID_CHARS ? null : "s:" + s;
+        }
+        if (frame.isText() || frame.isBinary()) {
+            message = null;
+            skipping = false;
+            if (frame.isBinary()) {
+                skipping = true;
+                sendError(
+                        null,
+                        new ApiException(
+                                415,
+                                "invalid_request_error",
+                                null,
+                                "unsupported_frame",
+                                "binary frames are not supported: send each request as a JSON text frame"));
+            } else {
+                message = Buffer.buffer();
+            }
+        } else if (!frame.isContinuation()) {
+            return; // ping, pong and close are Vert.x's business
+        }
+        if (!skipping && message != null) {
+            message.appendBuffer(frame.binaryData());
+            if (message.length() > maxMessageBytes) {
+                message = null;
+                skipping = true;
+                sendError(
+                        null,
+                        new ApiException(
+                                413,
+                                "invalid_request_error",
+                                null,
+                                "request_too_large",
+                                "the message is larger than " + maxMessageBytes + " bytes"));
+            }
+        }
+        if (frame.isFinal()) {
+            Buffer whole = message;
+            message = null;
+            skipping = false;
+            if (whole != null) {
+                onMessage(whole);
+            }
+        }
+        // Stop reading while the client is not reading what we send; error frames must not pile up.
+        if (!paused && ws.writeQueueFull()) {
+            paused = true;
+            ws.pause();
+        }
     }
-    if (id instanceof Number n) {
-      return "n:" + new BigDecimal(n.toString()).stripTrailingZeros().toPlainString();
+
+    private void onMessage(Buffer text) {
+        Object parsed;
+        try {
+            parsed = Json.decodeValue(text);
+        } catch (DecodeException e) {
+            sendError(
+                    null,
+                    new ApiException(
+                            400,
+                            "invalid_request_error",
+                            null,
+                            "invalid_json",
+                            "the message is not valid JSON: " + e.getMessage()));
+            return;
+        }
+        if (!(parsed instanceof JsonObject frame)) {
+            sendError(
+                    null,
+                    new ApiException(
+                            400, "invalid_request_error", null, "invalid_json", "each message must be a JSON object"));
+            return;
+        }
+        Object id = frame.getValue("id");
+        String key = key(id);
+        if (key == null) {
+            sendError(
+                    null,
+                    id == null
+                            ? ApiException.invalid("id", "'id' is required")
+                            : ApiException.invalidType(
+                                    "id", "a non-empty string (at most " + MAX_ID_CHARS + " characters) or a number"));
+            return;
+        }
+        Object type = frame.getValue("type");
+        if (type == null) {
+            start(id, key, frame);
+        } else if ("cancel".equals(type)) {
+            WebSocketSink sink = running.get(key);
+            // Unknown ids are ignored: a cancel may cross the request's own "done" on the wire.
+            if (sink != null) {
+                sink.cancel();
+            }
+        } else {
+            sendError(
+                    id,
+                    ApiException.invalid(
+                            "type",
+                            "unknown message type " + Json.encode(type)
+                                    + ": leave 'type' out for a request, or send \"cancel\""));
+        }
     }
-    return null;
-  }
 
-  // ---- called by the requests' sinks ----
-
-  /** Sends one frame unless the socket is gone; never waits. */
-  void send(JsonObject frame) {
-    if (!closed && !ws.isClosed()) {
-      ws.writeTextMessage(frame.encode());
+    private void start(Object id, String key, JsonObject body) {
+        if (running.containsKey(key)) {
+            sendError(
+                    id,
+                    new ApiException(
+                            409,
+                            "invalid_request_error",
+                            "id",
+                            "duplicate_id",
+                            "a request with this id is still running on this socket"));
+            return;
+        }
+        if (running.size() >= MAX_IN_FLIGHT) {
+            sendError(
+                    id,
+                    new ApiException(
+                            429,
+                            "rate_limit_exceeded",
+                            null,
+                            "too_many_in_flight",
+                            "this socket already has " + MAX_IN_FLIGHT + " requests running; wait for one to finish"));
+            return;
+        }
+        body.remove("id");
+        // The id is taken now, so a duplicate or a cancel that arrives while the prompt is tokenized finds it.
+        WebSocketSink sink = new WebSocketSink(this, id, key);
+        running.put(key, sink);
+        // Tokenizing is model work: off the event loop, like the HTTP endpoints.
+        Vertx.currentContext()
+                .<CompletionCall>executeBlocking(() -> parser.parseStreaming(body, sessionHeader), false)
+                .onComplete(ar -> {
+                    if (sink.ended()) {
+                        return; // cancelled or the socket closed meanwhile
+                    }
+                    if (ar.failed()) {
+                        sink.refuse(ApiException.from(ar.cause()));
+                        return;
+                    }
+                    CompletionCall call = ar.result();
+                    // submit may end the request at once (e.g. overload): the sink has released itself by then.
+                    sink.attach(
+                            router.submit(call.generation(), sink),
+                            call.generation().promptTokens().length);
+                });
     }
-  }
 
-  boolean writeQueueFull() {
-    return ws.writeQueueFull();
-  }
-
-  void hold(WebSocketSink sink) {
-    backlog.add(sink);
-  }
-
-  /** The request has sent its last frame (or the client cancelled it): forget it. */
-  void release(WebSocketSink sink) {
-    running.remove(sink.key(), sink);
-    backlog.remove(sink);
-  }
-
-  void sendError(Object id, ApiException e) {
-    sendError(id, e.status(), ErrorBodies.body(e));
-  }
-
-  void sendError(Object id, int status, JsonObject errorBody) {
-    send(new JsonObject().put("id", id).put("type", "error").put("error", errorBody.getJsonObject("error"))
-        .put("status", status));
-  }
-
-  private void onDrain() {
-    for (Iterator<WebSocketSink> it = backlog.iterator(); it.hasNext() && !ws.writeQueueFull(); ) {
-      WebSocketSink sink = it.next();
-      it.remove();
-      sink.flushHeld();
+    /**
+     * A map key for a client id: strings and numbers never collide, and numbers that are equal as
+     * JSON values (1, 1.0, 1e0) are one id. Null when the id is missing or of no allowed kind.
+     */
+    static String key(Object id) {
+        if (id instanceof String s) {
+            return s.isEmpty() || s.length() > MAX_ID_CHARS ? null : "s:" + s;
+        }
+        if (id instanceof Number n) {
+            return "n:" + new BigDecimal(n.toString()).stripTrailingZeros().toPlainString();
+        }
+        return null;
     }
-    if (paused && !ws.writeQueueFull()) {
-      paused = false;
-      ws.resume();
-    }
-  }
 
-  private void onClose() {
-    closed = true;
-    message = null;
-    List<WebSocketSink> left = new ArrayList<>(running.values());
-    running.clear();
-    backlog.clear();
-    for (WebSocketSink sink : left) {
-      sink.abandon("the socket closed");
+    // ---- called by the requests' sinks ----
+
+    /** Sends one frame unless the socket is gone; never waits. */
+    void send(JsonObject frame) {
+        if (!closed && !ws.isClosed()) {
+            ws.writeTextMessage(frame.encode());
+        }
     }
-  }
+
+    boolean writeQueueFull() {
+        return ws.writeQueueFull();
+    }
+
+    void hold(WebSocketSink sink) {
+        backlog.add(sink);
+    }
+
+    /** The request has sent its last frame (or the client cancelled it): forget it. */
+    void release(WebSocketSink sink) {
+        running.remove(sink.key(), sink);
+        backlog.remove(sink);
+    }
+
+    void sendError(Object id, ApiException e) {
+        sendError(id, e.status(), ErrorBodies.body(e));
+    }
+
+    void sendError(Object id, int status, JsonObject errorBody) {
+        send(new JsonObject()
+                .put("id", id)
+                .put("type", "error")
+                .put("error", errorBody.getJsonObject("error"))
+                .put("status", status));
+    }
+
+    private void onDrain() {
+        for (Iterator<WebSocketSink> it = backlog.iterator(); it.hasNext() && !ws.writeQueueFull(); ) {
+            WebSocketSink sink = it.next();
+            it.remove();
+            sink.flushHeld();
+        }
+        if (paused && !ws.writeQueueFull()) {
+            paused = false;
+            ws.resume();
+        }
+    }
+
+    private void onClose() {
+        closed = true;
+        message = null;
+        List<WebSocketSink> left = new ArrayList<>(running.values());
+        running.clear();
+        backlog.clear();
+        for (WebSocketSink sink : left) {
+            sink.abandon("the socket closed");
+        }
+    }
 }

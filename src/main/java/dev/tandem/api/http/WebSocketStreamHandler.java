@@ -1,13 +1,13 @@
 package dev.tandem.api.http;
 
 import dev.tandem.api.ErrorBodies;
+import dev.tandem.api.OpenAiRequestParser;
 import dev.tandem.router.RequestRouter;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.RoutingContext;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import dev.tandem.api.OpenAiRequestParser;
 
 /**
  * {@code /v1/stream}: upgrades to a WebSocket on which a client runs many completions and chat
@@ -15,33 +15,39 @@ import dev.tandem.api.OpenAiRequestParser;
  * WebSocket handler) so the upgrade passes the Router's {@code /v1/*} handlers, API keys included.
  */
 public final class WebSocketStreamHandler implements Handler<RoutingContext> {
-  private static final Logger LOG = Logger.getLogger(WebSocketStreamHandler.class.getName());
+    private static final Logger LOG = Logger.getLogger(WebSocketStreamHandler.class.getName());
 
-  private final OpenAiRequestParser parser;
-  private final RequestRouter router;
-  private final long maxMessageBytes;
+    private final OpenAiRequestParser parser;
+    private final RequestRouter router;
+    private final long maxMessageBytes;
 
-  /** @param maxMessageBytes the largest request message accepted ({@code http.max-body-bytes}) */
-  public WebSocketStreamHandler(OpenAiRequestParser parser, RequestRouter router, long maxMessageBytes) {
-    this.parser = parser;
-    this.router = router;
-    this.maxMessageBytes = maxMessageBytes;
-  }
-
-  @Override
-  public void handle(RoutingContext ctx) {
-    HttpServerRequest request = ctx.request();
-    if (!request.canUpgradeToWebSocket()) {
-      ctx.response().putHeader("Upgrade", "websocket");
-      ErrorResponses.send(ctx.response(), 426, ErrorBodies.body(
-          request.path() + " is a WebSocket endpoint: connect with a GET carrying 'Upgrade: websocket'",
-          "invalid_request_error", null, "upgrade_required"));
-      return;
+    /** @param maxMessageBytes the largest request message accepted ({@code http.max-body-bytes}) */
+    public WebSocketStreamHandler(OpenAiRequestParser parser, RequestRouter router, long maxMessageBytes) {
+        this.parser = parser;
+        this.router = router;
+        this.maxMessageBytes = maxMessageBytes;
     }
-    // The session header of the upgrade applies to every request on the socket, as on HTTP.
-    String sessionHeader = request.getHeader(CompletionsHandler.SESSION_HEADER);
-    request.toWebSocket()
-        .onSuccess(ws -> new WebSocketSession(ws, parser, router, maxMessageBytes, sessionHeader).start())
-        .onFailure(e -> LOG.log(Level.FINE, "WebSocket handshake failed", e));
-  }
+
+    @Override
+    public void handle(RoutingContext ctx) {
+        HttpServerRequest request = ctx.request();
+        if (!request.canUpgradeToWebSocket()) {
+            ctx.response().putHeader("Upgrade", "websocket");
+            ErrorResponses.send(
+                    ctx.response(),
+                    426,
+                    ErrorBodies.body(
+                            request.path()
+                                    + " is a WebSocket endpoint: connect with a GET carrying 'Upgrade: websocket'",
+                            "invalid_request_error",
+                            null,
+                            "upgrade_required"));
+            return;
+        }
+        // The session header of the upgrade applies to every request on the socket, as on HTTP.
+        String sessionHeader = request.getHeader(CompletionsHandler.SESSION_HEADER);
+        request.toWebSocket()
+                .onSuccess(ws -> new WebSocketSession(ws, parser, router, maxMessageBytes, sessionHeader).start())
+                .onFailure(e -> LOG.log(Level.FINE, "WebSocket handshake failed", e));
+    }
 }

@@ -13,36 +13,36 @@ import java.util.regex.Pattern;
  * Vert.x {@link BridgeOptions} so every client bridge applies the same lists.
  */
 public final class ClientPermissions {
-  private static final BridgeOptions OPTIONS = new BridgeOptions()
-      .addInboundPermitted(new PermittedOptions().setAddress(Addresses.GENERATE))
-      .addInboundPermitted(new PermittedOptions().setAddress(Addresses.CANCEL))
-      .addOutboundPermitted(new PermittedOptions().setAddressRegex(Addresses.CLIENT_REGEX));
+    private static final BridgeOptions OPTIONS = new BridgeOptions()
+            .addInboundPermitted(new PermittedOptions().setAddress(Addresses.GENERATE))
+            .addInboundPermitted(new PermittedOptions().setAddress(Addresses.CANCEL))
+            .addOutboundPermitted(new PermittedOptions().setAddressRegex(Addresses.CLIENT_REGEX));
 
-  private ClientPermissions() {
-  }
+    private ClientPermissions() {}
 
-  /** A fresh copy of the whitelists, for a bridge that takes Vert.x options. */
-  public static BridgeOptions options() {
-    return new BridgeOptions(OPTIONS);
-  }
-
-  /** May a client send or publish to this address? */
-  static boolean inbound(String address) {
-    return permitted(OPTIONS.getInboundPermitteds(), address);
-  }
-
-  /** May a client register (receive on) this address? */
-  static boolean outbound(String address) {
-    return permitted(OPTIONS.getOutboundPermitteds(), address);
-  }
-
-  private static boolean permitted(List<PermittedOptions> list, String address) {
-    for (PermittedOptions p : list) {
-      if (p.getAddress() != null ? p.getAddress().equals(address)
-          : p.getAddressRegex() != null && Pattern.matches(p.getAddressRegex(), address)) {
-        return true;
-      }
+    /** A fresh copy of the whitelists, for a bridge that takes Vert.x options. */
+    public static BridgeOptions options() {
+        return new BridgeOptions(OPTIONS);
     }
-    return false;
-  }
+
+    /** May a client send or publish to this address? */
+    static boolean inbound(String address) {
+        return permitted(OPTIONS.getInboundPermitteds(), address);
+    }
+
+    /** May a client register (receive on) this address? */
+    static boolean outbound(String address) {
+        return permitted(OPTIONS.getOutboundPermitteds(), address);
+    }
+
+    private static boolean permitted(List<PermittedOptions> list, String address) {
+        for (PermittedOptions p : list) {
+            if (p.getAddress() != null
+                    ? p.getAddress().equals(address)
+                    : p.getAddressRegex() != null && Pattern.matches(p.getAddressRegex(), address)) {
+                return true;
+            }
+        }
+        return false;
+    }
 }

@@ -28,159 +28,172 @@ import java.util.Set;
  * event loop, so its maps need no locks.
  */
 final class ClientRequests implements ClientConnections.Listener {
-  /** Requests one connection may have running, as on a WebSocket; one client cannot take the whole router. */
-  static final int MAX_IN_FLIGHT_PER_CONNECTION = 64;
+    /** Requests one connection may have running, as on a WebSocket; one client cannot take the whole router. */
+    static final int MAX_IN_FLIGHT_PER_CONNECTION = 64;
 
-  private final Vertx vertx;
-  private final OpenAiRequestParser parser;
-  private final RequestRouter router;
-  private final ClientConnections clients;
-  /** Requests by id, from acceptance to their last frame. */
-  private final Map<String, BridgeClientSink> byId = new HashMap<>();
-  /** Requests by the connection that started them, from receipt to their last frame. */
-  private final Map<String, Set<BridgeClientSink>> byConnection = new HashMap<>();
-  private final List<MessageConsumer<Object>> consumers = new ArrayList<>();
-  /** Requests received and not yet ended, whoever sent them. */
-  private int live;
+    private final Vertx vertx;
+    private final OpenAiRequestParser parser;
+    private final RequestRouter router;
+    private final ClientConnections clients;
+    /** Requests by id, from acceptance to their last frame. */
+    private final Map<String, BridgeClientSink> byId = new HashMap<>();
+    /** Requests by the connection that started them, from receipt to their last frame. */
+    private final Map<String, Set<BridgeClientSink>> byConnection = new HashMap<>();
 
-  ClientRequests(Vertx vertx, OpenAiRequestParser parser, RequestRouter router, ClientConnections clients) {
-    this.vertx = vertx;
-    this.parser = parser;
-    this.router = router;
-    this.clients = clients;
-    clients.listener(this);
-  }
+    private final List<MessageConsumer<Object>> consumers = new ArrayList<>();
+    /** Requests received and not yet ended, whoever sent them. */
+    private int live;
 
-  Future<Void> start() {
-    consumers.add(vertx.eventBus().localConsumer(Addresses.GENERATE, this::onGenerate));
-    consumers.add(vertx.eventBus().localConsumer(Addresses.CANCEL, this::onCancel));
-    return Future.all(consumers.stream().map(MessageConsumer::completion).toList()).mapEmpty();
-  }
-
-  Future<Void> stop() {
-    return Future.all(consumers.stream().map(MessageConsumer::unregister).toList()).mapEmpty();
-  }
-
-  private void onGenerate(Message<Object> m) {
-    if (!(m.body() instanceof JsonObject body)) {
-      m.fail(400, "the body must be a JSON object: a completions or chat request plus 'stream_to'");
-      return;
+    ClientRequests(Vertx vertx, OpenAiRequestParser parser, RequestRouter router, ClientConnections clients) {
+        this.vertx = vertx;
+        this.parser = parser;
+        this.router = router;
+        this.clients = clients;
+        clients.listener(this);
     }
-    Object to = body.remove("stream_to");
-    if (!(to instanceof String streamTo) || !Addresses.isClient(streamTo)) {
-      m.fail(400, "'stream_to' must be the address your tokens go to, under " + Addresses.CLIENT_PREFIX
-          + " (e.g. " + Addresses.CLIENT_PREFIX + "<uuid>), registered on this connection first");
-      return;
-    }
-    String connection = m.headers().get(ClientConnections.CONNECTION_HEADER);
-    if (connection != null && !clients.receivesOn(connection, streamTo)) {
-      m.fail(400, "'stream_to' " + streamTo + " is not registered on this connection: send "
-          + "{\"type\": \"register\", \"address\": \"" + streamTo + "\"} first");
-      return;
-    }
-    if (connection != null && running(connection) >= MAX_IN_FLIGHT_PER_CONNECTION) {
-      m.fail(429, "this connection already has " + MAX_IN_FLIGHT_PER_CONNECTION
-          + " requests running; wait for one to finish");
-      return;
-    }
-    BridgeClientSink sink = new BridgeClientSink(this, vertx.eventBus(), m, streamTo, connection);
-    live++;
-    if (connection != null) {
-      byConnection.computeIfAbsent(connection, c -> new HashSet<>()).add(sink);
-    }
-    // Tokenizing is model work: off the event loop, like the HTTP endpoints.
-    vertx.<CompletionCall>executeBlocking(() -> parser.parseStreaming(body, null), false).onComplete(ar -> {
-      if (sink.ended()) {
-        return; // its connection closed meanwhile
-      }
-      if (ar.failed()) {
-        sink.refuse(ApiException.from(ar.cause()));
-        return;
-      }
-      CompletionCall call = ar.result();
-      // submit may end the request at once (e.g. overload): the sink has released itself by then.
-      sink.attach(router.submit(call.generation(), sink), call.generation().promptTokens().length);
-    });
-  }
 
-  private void onCancel(Message<Object> m) {
-    String id = m.body() instanceof JsonObject body ? requestId(body.getValue("id")) : null;
-    if (id == null) {
-      m.fail(400, "the body must be {\"id\": <the id the generate reply carried>}");
-      return;
+    Future<Void> start() {
+        consumers.add(vertx.eventBus().localConsumer(Addresses.GENERATE, this::onGenerate));
+        consumers.add(vertx.eventBus().localConsumer(Addresses.CANCEL, this::onCancel));
+        return Future.all(consumers.stream().map(MessageConsumer::completion).toList())
+                .mapEmpty();
     }
-    BridgeClientSink sink = byId.get(id);
-    // Only the connection that started a request may cancel it; to any other the id is unknown.
-    boolean cancelled = sink != null && Objects.equals(sink.connection(), m.headers().get(ClientConnections.CONNECTION_HEADER));
-    if (cancelled) {
-      sink.cancel();
+
+    Future<Void> stop() {
+        return Future.all(consumers.stream().map(MessageConsumer::unregister).toList())
+                .mapEmpty();
     }
-    // An unknown id is not an error: the cancel may have crossed the request's last frame.
-    m.reply(new JsonObject().put("id", id).put("cancelled", cancelled));
-  }
 
-  /** A request id as a client may send it back: the string from the reply, or that number. */
-  private static String requestId(Object value) {
-    if (value instanceof String s && !s.isEmpty()) {
-      return s;
+    private void onGenerate(Message<Object> m) {
+        if (!(m.body() instanceof JsonObject body)) {
+            m.fail(400, "the body must be a JSON object: a completions or chat request plus 'stream_to'");
+            return;
+        }
+        Object to = body.remove("stream_to");
+        if (!(to instanceof String streamTo) || !Addresses.isClient(streamTo)) {
+            m.fail(
+                    400,
+                    "'stream_to' must be the address your tokens go to, under " + Addresses.CLIENT_PREFIX + " (e.g. "
+                            + Addresses.CLIENT_PREFIX + "<uuid>), registered on this connection first");
+            return;
+        }
+        String connection = m.headers().get(ClientConnections.CONNECTION_HEADER);
+        if (connection != null && !clients.receivesOn(connection, streamTo)) {
+            m.fail(
+                    400,
+                    "'stream_to' " + streamTo + " is not registered on this connection: send "
+                            + "{\"type\": \"register\", \"address\": \"" + streamTo + "\"} first");
+            return;
+        }
+        if (connection != null && running(connection) >= MAX_IN_FLIGHT_PER_CONNECTION) {
+            m.fail(
+                    429,
+                    "this connection already has " + MAX_IN_FLIGHT_PER_CONNECTION
+                            + " requests running; wait for one to finish");
+            return;
+        }
+        BridgeClientSink sink = new BridgeClientSink(this, vertx.eventBus(), m, streamTo, connection);
+        live++;
+        if (connection != null) {
+            byConnection.computeIfAbsent(connection, c -> new HashSet<>()).add(sink);
+        }
+        // Tokenizing is model work: off the event loop, like the HTTP endpoints.
+        vertx.<CompletionCall>executeBlocking(() -> parser.parseStreaming(body, null), false)
+                .onComplete(ar -> {
+                    if (sink.ended()) {
+                        return; // its connection closed meanwhile
+                    }
+                    if (ar.failed()) {
+                        sink.refuse(ApiException.from(ar.cause()));
+                        return;
+                    }
+                    CompletionCall call = ar.result();
+                    // submit may end the request at once (e.g. overload): the sink has released itself by then.
+                    sink.attach(
+                            router.submit(call.generation(), sink),
+                            call.generation().promptTokens().length);
+                });
     }
-    if (value instanceof Integer || value instanceof Long || value instanceof BigInteger) {
-      return value.toString();
+
+    private void onCancel(Message<Object> m) {
+        String id = m.body() instanceof JsonObject body ? requestId(body.getValue("id")) : null;
+        if (id == null) {
+            m.fail(400, "the body must be {\"id\": <the id the generate reply carried>}");
+            return;
+        }
+        BridgeClientSink sink = byId.get(id);
+        // Only the connection that started a request may cancel it; to any other the id is unknown.
+        boolean cancelled =
+                sink != null && Objects.equals(sink.connection(), m.headers().get(ClientConnections.CONNECTION_HEADER));
+        if (cancelled) {
+            sink.cancel();
+        }
+        // An unknown id is not an error: the cancel may have crossed the request's last frame.
+        m.reply(new JsonObject().put("id", id).put("cancelled", cancelled));
     }
-    return null;
-  }
 
-  private int running(String connection) {
-    Set<BridgeClientSink> sinks = byConnection.get(connection);
-    return sinks == null ? 0 : sinks.size();
-  }
-
-  // ---- called by the sinks ----
-
-  void accepted(BridgeClientSink sink) {
-    byId.put(sink.id(), sink);
-  }
-
-  /** The request has sent its last frame: forget it. */
-  void release(BridgeClientSink sink) {
-    live--;
-    if (sink.id() != null) {
-      byId.remove(sink.id(), sink);
+    /** A request id as a client may send it back: the string from the reply, or that number. */
+    private static String requestId(Object value) {
+        if (value instanceof String s && !s.isEmpty()) {
+            return s;
+        }
+        if (value instanceof Integer || value instanceof Long || value instanceof BigInteger) {
+            return value.toString();
+        }
+        return null;
     }
-    Set<BridgeClientSink> sinks = sink.connection() == null ? null : byConnection.get(sink.connection());
-    if (sinks != null) {
-      sinks.remove(sink);
-      if (sinks.isEmpty()) {
-        byConnection.remove(sink.connection());
-      }
+
+    private int running(String connection) {
+        Set<BridgeClientSink> sinks = byConnection.get(connection);
+        return sinks == null ? 0 : sinks.size();
     }
-  }
 
-  // ---- connection events ----
+    // ---- called by the sinks ----
 
-  @Override
-  public void addressDropped(String connection, String address) {
-    for (BridgeClientSink sink : snapshot(connection)) {
-      if (sink.streamTo().equals(address)) {
-        sink.abandon("'stream_to' " + address + " was unregistered before the request started");
-      }
+    void accepted(BridgeClientSink sink) {
+        byId.put(sink.id(), sink);
     }
-  }
 
-  @Override
-  public void connectionClosed(String connection) {
-    for (BridgeClientSink sink : snapshot(connection)) {
-      sink.abandon("the connection closed");
+    /** The request has sent its last frame: forget it. */
+    void release(BridgeClientSink sink) {
+        live--;
+        if (sink.id() != null) {
+            byId.remove(sink.id(), sink);
+        }
+        Set<BridgeClientSink> sinks = sink.connection() == null ? null : byConnection.get(sink.connection());
+        if (sinks != null) {
+            sinks.remove(sink);
+            if (sinks.isEmpty()) {
+                byConnection.remove(sink.connection());
+            }
+        }
     }
-  }
 
-  private List<BridgeClientSink> snapshot(String connection) {
-    Set<BridgeClientSink> sinks = byConnection.get(connection);
-    return sinks == null ? List.of() : new ArrayList<>(sinks);
-  }
+    // ---- connection events ----
 
-  /** Requests received and not yet ended. */
-  int live() {
-    return live;
-  }
+    @Override
+    public void addressDropped(String connection, String address) {
+        for (BridgeClientSink sink : snapshot(connection)) {
+            if (sink.streamTo().equals(address)) {
+                sink.abandon("'stream_to' " + address + " was unregistered before the request started");
+            }
+        }
+    }
+
+    @Override
+    public void connectionClosed(String connection) {
+        for (BridgeClientSink sink : snapshot(connection)) {
+            sink.abandon("the connection closed");
+        }
+    }
+
+    private List<BridgeClientSink> snapshot(String connection) {
+        Set<BridgeClientSink> sinks = byConnection.get(connection);
+        return sinks == null ? List.of() : new ArrayList<>(sinks);
+    }
+
+    /** Requests received and not yet ended. */
+    int live() {
+        return live;
+    }
 }

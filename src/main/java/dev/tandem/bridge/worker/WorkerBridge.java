@@ -1,16 +1,16 @@
 package dev.tandem.bridge.worker;
 
 import com.hazelcast.core.HazelcastInstance;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.WorkerBridgeSettings;
 import dev.tandem.config.WorkerSettings;
 import dev.tandem.protocol.WorkerWelcome;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import java.util.ArrayList;
@@ -27,135 +27,152 @@ import java.util.concurrent.TimeUnit;
  * Deployed on router nodes when {@code worker-bridge.tcp-port} is not -1; one event loop runs it all.
  */
 public final class WorkerBridge extends VerticleBase {
-  private final WorkerBridgeSettings settings;
-  private final WorkerSettings workerSettings;
-  private final HazelcastInstance hazelcast;
-  private final String nodeId;
-  private final WorkerWelcome.ModelSpec model;
-  private final Set<WorkerBridgeConnection> connections = new HashSet<>();
-  /** Worker ids joined (or joining) here: one connection per id. */
-  private final Set<String> ids = new HashSet<>();
-  private final MeterRegistry registry;
-  private NetServer server;
-  private long sweepTimer = -1;
+    private final WorkerBridgeSettings settings;
+    private final WorkerSettings workerSettings;
+    private final HazelcastInstance hazelcast;
+    private final String nodeId;
+    private final WorkerWelcome.ModelSpec model;
+    private final Set<WorkerBridgeConnection> connections = new HashSet<>();
+    /** Worker ids joined (or joining) here: one connection per id. */
+    private final Set<String> ids = new HashSet<>();
 
-  public WorkerBridge(WorkerBridgeSettings settings, WorkerSettings workerSettings, HazelcastInstance hazelcast,
-                      String nodeId, WorkerWelcome.ModelSpec model, MeterRegistry registry) {
-    this.registry = registry;
-    this.settings = settings;
-    this.workerSettings = workerSettings;
-    this.hazelcast = hazelcast;
-    this.nodeId = nodeId;
-    this.model = model;
-  }
+    private final MeterRegistry registry;
+    private NetServer server;
+    private long sweepTimer = -1;
 
-  @Override
-  public Future<?> start() {
-    // Read off the event loop by the scraper: a racy size is fine for a gauge.
-    Gauge.builder("tandem.worker.bridge.connections", connections, Set::size)
-        .description("open worker bridge connections").register(registry);
-    Gauge.builder("tandem.worker.bridge.workers", this, WorkerBridge::workers)
-        .description("external workers joined over this node's worker bridge").register(registry);
-    server = vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true)).connectHandler(socket -> {
-      WorkerBridgeConnection connection = new WorkerBridgeConnection(this, socket);
-      connections.add(connection);
-      connection.start();
-    });
-    // A worker that stops talking (hung process, half-open socket) is dropped like one whose heartbeat stopped.
-    sweepTimer = vertx.setPeriodic(Math.max(50, idleTimeoutMs() / 4), id -> closeIdle());
-    return server.listen(settings.tcpPort(), settings.host()).recover(e -> Future.failedFuture(new IllegalStateException(
-        "the worker bridge cannot listen on " + settings.host() + ":" + settings.tcpPort()
-            + " (worker-bridge.tcp-port): " + e.getMessage(), e)));
-  }
-
-  @Override
-  public Future<?> stop() {
-    vertx.cancelTimer(sweepTimer);
-    // Withdrawn from the registry before the node leaves the cluster, or routers would keep choosing
-    // them until their entries expire.
-    List<Future<Void>> left = new ArrayList<>();
-    for (WorkerBridgeConnection c : new ArrayList<>(connections)) {
-      left.add(c.leave());
-      c.close("shutting_down", "the node is shutting down");
+    public WorkerBridge(
+            WorkerBridgeSettings settings,
+            WorkerSettings workerSettings,
+            HazelcastInstance hazelcast,
+            String nodeId,
+            WorkerWelcome.ModelSpec model,
+            MeterRegistry registry) {
+        this.registry = registry;
+        this.settings = settings;
+        this.workerSettings = workerSettings;
+        this.hazelcast = hazelcast;
+        this.nodeId = nodeId;
+        this.model = model;
     }
-    return Future.join(left).eventually(() -> server == null ? Future.succeededFuture() : server.close());
-  }
 
-  /** The port it listens on (the configured one, or the one the OS chose for 0). */
-  public int port() {
-    return server.actualPort();
-  }
-
-  /** External workers joined here now. */
-  public int workers() {
-    return (int) List.copyOf(connections).stream().filter(c -> c.workerId() != null).count();
-  }
-
-  /** A router's cluster member left: its work on external workers is dropped, as on Java workers. */
-  public void onRouterNodeLeft(String leftNode) {
-    context.runOnContext(v -> connections.forEach(c -> c.routerNodeLeft(leftNode)));
-  }
-
-  private void closeIdle() {
-    long limit = TimeUnit.MILLISECONDS.toNanos(idleTimeoutMs());
-    long now = System.nanoTime();
-    for (WorkerBridgeConnection c : new ArrayList<>(connections)) {
-      if (now - c.socket().lastFrameNanos() > limit) {
-        c.close("idle_timeout", "no frame for " + idleTimeoutMs() + " ms: heartbeat every "
-            + heartbeatMs() + " ms");
-      }
+    @Override
+    public Future<?> start() {
+        // Read off the event loop by the scraper: a racy size is fine for a gauge.
+        Gauge.builder("tandem.worker.bridge.connections", connections, Set::size)
+                .description("open worker bridge connections")
+                .register(registry);
+        Gauge.builder("tandem.worker.bridge.workers", this, WorkerBridge::workers)
+                .description("external workers joined over this node's worker bridge")
+                .register(registry);
+        server = vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true))
+                .connectHandler(socket -> {
+                    WorkerBridgeConnection connection = new WorkerBridgeConnection(this, socket);
+                    connections.add(connection);
+                    connection.start();
+                });
+        // A worker that stops talking (hung process, half-open socket) is dropped like one whose heartbeat stopped.
+        sweepTimer = vertx.setPeriodic(Math.max(50, idleTimeoutMs() / 4), id -> closeIdle());
+        return server.listen(settings.tcpPort(), settings.host())
+                .recover(e -> Future.failedFuture(new IllegalStateException(
+                        "the worker bridge cannot listen on " + settings.host() + ":" + settings.tcpPort()
+                                + " (worker-bridge.tcp-port): " + e.getMessage(),
+                        e)));
     }
-  }
 
-  /** A frame refused with {@code code} (a small fixed set: the err frames' codes). */
-  void refused(String code) {
-    Counter.builder("tandem.worker.bridge.refused").tag("code", code)
-        .description("worker bridge frames refused, by err code").register(registry).increment();
-  }
+    @Override
+    public Future<?> stop() {
+        vertx.cancelTimer(sweepTimer);
+        // Withdrawn from the registry before the node leaves the cluster, or routers would keep choosing
+        // them until their entries expire.
+        List<Future<Void>> left = new ArrayList<>();
+        for (WorkerBridgeConnection c : new ArrayList<>(connections)) {
+            left.add(c.leave());
+            c.close("shutting_down", "the node is shutting down");
+        }
+        return Future.join(left).eventually(() -> server == null ? Future.succeededFuture() : server.close());
+    }
 
-  Vertx vertx() {
-    return vertx;
-  }
+    /** The port it listens on (the configured one, or the one the OS chose for 0). */
+    public int port() {
+        return server.actualPort();
+    }
 
-  WorkerBridgeSettings settings() {
-    return settings;
-  }
+    /** External workers joined here now. */
+    public int workers() {
+        return (int) List.copyOf(connections).stream()
+                .filter(c -> c.workerId() != null)
+                .count();
+    }
 
-  String nodeId() {
-    return nodeId;
-  }
+    /** A router's cluster member left: its work on external workers is dropped, as on Java workers. */
+    public void onRouterNodeLeft(String leftNode) {
+        context.runOnContext(v -> connections.forEach(c -> c.routerNodeLeft(leftNode)));
+    }
 
-  WorkerWelcome.ModelSpec model() {
-    return model;
-  }
+    private void closeIdle() {
+        long limit = TimeUnit.MILLISECONDS.toNanos(idleTimeoutMs());
+        long now = System.nanoTime();
+        for (WorkerBridgeConnection c : new ArrayList<>(connections)) {
+            if (now - c.socket().lastFrameNanos() > limit) {
+                c.close(
+                        "idle_timeout",
+                        "no frame for " + idleTimeoutMs() + " ms: heartbeat every " + heartbeatMs() + " ms");
+            }
+        }
+    }
 
-  long heartbeatMs() {
-    return workerSettings.heartbeatMs();
-  }
+    /** A frame refused with {@code code} (a small fixed set: the err frames' codes). */
+    void refused(String code) {
+        Counter.builder("tandem.worker.bridge.refused")
+                .tag("code", code)
+                .description("worker bridge frames refused, by err code")
+                .register(registry)
+                .increment();
+    }
 
-  /** As long as a Java worker's registry entry outlives a missed heartbeat. */
-  long idleTimeoutMs() {
-    return workerSettings.registryTtlMs();
-  }
+    Vertx vertx() {
+        return vertx;
+    }
 
-  /** How long a KV hand-over may wait for the decode worker's ack, as for Java prefill workers. */
-  long kvReplyTimeoutMs() {
-    return workerSettings.kvParkTimeoutMs();
-  }
+    WorkerBridgeSettings settings() {
+        return settings;
+    }
 
-  WorkerAnnouncer announcer() {
-    return new WorkerAnnouncer(vertx, hazelcast, workerSettings.heartbeatMs(), workerSettings.registryTtlMs());
-  }
+    String nodeId() {
+        return nodeId;
+    }
 
-  boolean claimId(String id) {
-    return ids.add(id);
-  }
+    WorkerWelcome.ModelSpec model() {
+        return model;
+    }
 
-  void releaseId(String id) {
-    ids.remove(id);
-  }
+    long heartbeatMs() {
+        return workerSettings.heartbeatMs();
+    }
 
-  void connectionClosed(WorkerBridgeConnection connection) {
-    connections.remove(connection);
-  }
+    /** As long as a Java worker's registry entry outlives a missed heartbeat. */
+    long idleTimeoutMs() {
+        return workerSettings.registryTtlMs();
+    }
+
+    /** How long a KV hand-over may wait for the decode worker's ack, as for Java prefill workers. */
+    long kvReplyTimeoutMs() {
+        return workerSettings.kvParkTimeoutMs();
+    }
+
+    WorkerAnnouncer announcer() {
+        return new WorkerAnnouncer(vertx, hazelcast, workerSettings.heartbeatMs(), workerSettings.registryTtlMs());
+    }
+
+    boolean claimId(String id) {
+        return ids.add(id);
+    }
+
+    void releaseId(String id) {
+        ids.remove(id);
+    }
+
+    void connectionClosed(WorkerBridgeConnection connection) {
+        connections.remove(connection);
+    }
 }

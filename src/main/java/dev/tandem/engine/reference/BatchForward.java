@@ -22,116 +22,116 @@ import java.util.function.BooleanSupplier;
  * <p>One instance per call (it owns the scratch activations); the weights are only read.
  */
 final class BatchForward {
-  private final PackedWeights w;
-  private final int batch;
-  private final int dim;
-  private final int kvDim;
-  private final int hidden;
-  private final int headSize;
-  private final int heads;
-  private final int kvMul;
-  // activations, one array per entry
-  private final float[][] x;
-  private final float[][] xb;
-  private final float[][] xb2;
-  private final float[][] q;
-  private final float[][] k;
-  private final float[][] v;
-  private final float[][] hb;
-  private final float[][] hb2;
-  private final float[] cos;
-  private final float[] sin;
-  private final float[] att;
+    private final PackedWeights w;
+    private final int batch;
+    private final int dim;
+    private final int kvDim;
+    private final int hidden;
+    private final int headSize;
+    private final int heads;
+    private final int kvMul;
+    // activations, one array per entry
+    private final float[][] x;
+    private final float[][] xb;
+    private final float[][] xb2;
+    private final float[][] q;
+    private final float[][] k;
+    private final float[][] v;
+    private final float[][] hb;
+    private final float[][] hb2;
+    private final float[] cos;
+    private final float[] sin;
+    private final float[] att;
 
-  BatchForward(PackedWeights weights, int batch) {
-    ModelConfig c = weights.config;
-    this.w = weights;
-    this.batch = batch;
-    this.dim = c.dim();
-    this.kvDim = c.kvDim();
-    this.hidden = c.hiddenDim();
-    this.headSize = c.headSize();
-    this.heads = c.heads();
-    this.kvMul = c.heads() / c.kvHeads();
-    x = new float[batch][dim];
-    xb = new float[batch][dim];
-    xb2 = new float[batch][dim];
-    q = new float[batch][dim];
-    k = new float[batch][kvDim];
-    v = new float[batch][kvDim];
-    hb = new float[batch][hidden];
-    hb2 = new float[batch][hidden];
-    cos = new float[batch * headSize / 2];
-    sin = new float[batch * headSize / 2];
-    att = new float[c.seqLen()];
-  }
-
-  /**
-   * Runs every layer for the entries and stores their K/V. The caches must already have capacity for
-   * the positions; their lengths are left to the caller. {@code cancelled} (nullable) is checked
-   * before each layer.
-   */
-  void layers(KvCache[] caches, int[] positions, int[] tokens, BooleanSupplier cancelled) {
-    int half = headSize / 2;
-    for (int b = 0; b < batch; b++) {
-      System.arraycopy(w.tokenEmbedding, tokens[b] * dim, x[b], 0, dim);
-      ropeAngles(positions[b], headSize, cos, sin, b * half); // same for every layer: compute once
+    BatchForward(PackedWeights weights, int batch) {
+        ModelConfig c = weights.config;
+        this.w = weights;
+        this.batch = batch;
+        this.dim = c.dim();
+        this.kvDim = c.kvDim();
+        this.hidden = c.hiddenDim();
+        this.headSize = c.headSize();
+        this.heads = c.heads();
+        this.kvMul = c.heads() / c.kvHeads();
+        x = new float[batch][dim];
+        xb = new float[batch][dim];
+        xb2 = new float[batch][dim];
+        q = new float[batch][dim];
+        k = new float[batch][kvDim];
+        v = new float[batch][kvDim];
+        hb = new float[batch][hidden];
+        hb2 = new float[batch][hidden];
+        cos = new float[batch * headSize / 2];
+        sin = new float[batch * headSize / 2];
+        att = new float[c.seqLen()];
     }
-    for (int l = 0; l < w.config.layers(); l++) {
-      if (cancelled != null && cancelled.getAsBoolean()) {
-        throw new CancellationException("forward pass cancelled");
-      }
-      for (int b = 0; b < batch; b++) {
-        rmsnorm(xb[b], 0, x[b], 0, w.rmsAtt[l], 0, dim);
-      }
-      matmulColumns(q, xb, w.wq[l], dim, dim, batch);
-      matmulColumns(k, xb, w.wk[l], dim, kvDim, batch);
-      matmulColumns(v, xb, w.wv[l], dim, kvDim, batch);
-      for (int b = 0; b < batch; b++) {
-        rope(q[b], 0, dim, headSize, cos, sin, b * half);
-        rope(k[b], 0, kvDim, headSize, cos, sin, b * half);
-        KvCache cache = caches[b];
-        float[] block = cache.blockFor(positions[b]);
-        System.arraycopy(k[b], 0, block, cache.offset(l, 0, positions[b]), kvDim);
-        System.arraycopy(v[b], 0, block, cache.offset(l, 1, positions[b]), kvDim);
-      }
-      for (int b = 0; b < batch; b++) {
-        for (int h = 0; h < heads; h++) {
-          attentionHead(q[b], h * headSize, caches[b], l, h / kvMul, positions[b], att, xb[b], h * headSize);
+
+    /**
+     * Runs every layer for the entries and stores their K/V. The caches must already have capacity for
+     * the positions; their lengths are left to the caller. {@code cancelled} (nullable) is checked
+     * before each layer.
+     */
+    void layers(KvCache[] caches, int[] positions, int[] tokens, BooleanSupplier cancelled) {
+        int half = headSize / 2;
+        for (int b = 0; b < batch; b++) {
+            System.arraycopy(w.tokenEmbedding, tokens[b] * dim, x[b], 0, dim);
+            ropeAngles(positions[b], headSize, cos, sin, b * half); // same for every layer: compute once
         }
-      }
-      matmulColumns(xb2, xb, w.wo[l], dim, dim, batch);
-      for (int b = 0; b < batch; b++) {
-        addInPlace(x[b], xb2[b], dim);
-        rmsnorm(xb[b], 0, x[b], 0, w.rmsFfn[l], 0, dim);
-      }
-      matmulColumns(hb, xb, w.w1[l], dim, hidden, batch);
-      matmulColumns(hb2, xb, w.w3[l], dim, hidden, batch);
-      for (int b = 0; b < batch; b++) {
-        swiglu(hb[b], hb2[b], 0, hidden);
-      }
-      matmulColumns(xb, hb, w.w2[l], hidden, dim, batch);
-      for (int b = 0; b < batch; b++) {
-        addInPlace(x[b], xb[b], dim);
-      }
+        for (int l = 0; l < w.config.layers(); l++) {
+            if (cancelled != null && cancelled.getAsBoolean()) {
+                throw new CancellationException("forward pass cancelled");
+            }
+            for (int b = 0; b < batch; b++) {
+                rmsnorm(xb[b], 0, x[b], 0, w.rmsAtt[l], 0, dim);
+            }
+            matmulColumns(q, xb, w.wq[l], dim, dim, batch);
+            matmulColumns(k, xb, w.wk[l], dim, kvDim, batch);
+            matmulColumns(v, xb, w.wv[l], dim, kvDim, batch);
+            for (int b = 0; b < batch; b++) {
+                rope(q[b], 0, dim, headSize, cos, sin, b * half);
+                rope(k[b], 0, kvDim, headSize, cos, sin, b * half);
+                KvCache cache = caches[b];
+                float[] block = cache.blockFor(positions[b]);
+                System.arraycopy(k[b], 0, block, cache.offset(l, 0, positions[b]), kvDim);
+                System.arraycopy(v[b], 0, block, cache.offset(l, 1, positions[b]), kvDim);
+            }
+            for (int b = 0; b < batch; b++) {
+                for (int h = 0; h < heads; h++) {
+                    attentionHead(q[b], h * headSize, caches[b], l, h / kvMul, positions[b], att, xb[b], h * headSize);
+                }
+            }
+            matmulColumns(xb2, xb, w.wo[l], dim, dim, batch);
+            for (int b = 0; b < batch; b++) {
+                addInPlace(x[b], xb2[b], dim);
+                rmsnorm(xb[b], 0, x[b], 0, w.rmsFfn[l], 0, dim);
+            }
+            matmulColumns(hb, xb, w.w1[l], dim, hidden, batch);
+            matmulColumns(hb2, xb, w.w3[l], dim, hidden, batch);
+            for (int b = 0; b < batch; b++) {
+                swiglu(hb[b], hb2[b], 0, hidden);
+            }
+            matmulColumns(xb, hb, w.w2[l], hidden, dim, batch);
+            for (int b = 0; b < batch; b++) {
+                addInPlace(x[b], xb[b], dim);
+            }
+        }
     }
-  }
 
-  /** Final norm and classifier for the chosen entries (after {@link #layers}); one array per entry. */
-  float[][] logits(int[] entries) {
-    int n = entries.length;
-    float[][] normed = new float[n][dim];
-    for (int i = 0; i < n; i++) {
-      rmsnorm(normed[i], 0, x[entries[i]], 0, w.rmsFinal, 0, dim);
+    /** Final norm and classifier for the chosen entries (after {@link #layers}); one array per entry. */
+    float[][] logits(int[] entries) {
+        int n = entries.length;
+        float[][] normed = new float[n][dim];
+        for (int i = 0; i < n; i++) {
+            rmsnorm(normed[i], 0, x[entries[i]], 0, w.rmsFinal, 0, dim);
+        }
+        float[][] out = new float[n][w.config.vocabSize()];
+        matmulColumns(out, normed, w.classifier, dim, w.config.vocabSize(), n);
+        return out;
     }
-    float[][] out = new float[n][w.config.vocabSize()];
-    matmulColumns(out, normed, w.classifier, dim, w.config.vocabSize(), n);
-    return out;
-  }
 
-  private static void addInPlace(float[] acc, float[] delta, int size) {
-    for (int i = 0; i < size; i++) {
-      acc[i] += delta[i];
+    private static void addInPlace(float[] acc, float[] delta, int size) {
+        for (int i = 0; i < size; i++) {
+            acc[i] += delta[i];
+        }
     }
-  }
 }

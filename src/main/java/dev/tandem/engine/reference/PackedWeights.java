@@ -9,55 +9,55 @@ import dev.tandem.engine.ModelConfig;
  * {@link TransformerMath#matmulColumns}), the embedding kept row-major for lookups. Immutable.
  */
 final class PackedWeights {
-  final ModelConfig config;
-  final float[] tokenEmbedding;
-  final float[][] rmsAtt;
-  final float[][][] wq;
-  final float[][][] wk;
-  final float[][][] wv;
-  final float[][][] wo;
-  final float[][] rmsFfn;
-  final float[][][] w1;
-  final float[][][] w2;
-  final float[][][] w3;
-  final float[] rmsFinal;
-  final float[][] classifier;
+    final ModelConfig config;
+    final float[] tokenEmbedding;
+    final float[][] rmsAtt;
+    final float[][][] wq;
+    final float[][][] wk;
+    final float[][][] wv;
+    final float[][][] wo;
+    final float[][] rmsFfn;
+    final float[][][] w1;
+    final float[][][] w2;
+    final float[][][] w3;
+    final float[] rmsFinal;
+    final float[][] classifier;
 
-  PackedWeights(ModelWeights w) {
-    ModelConfig c = w.config();
-    int dim = c.dim();
-    int kvDim = c.kvDim();
-    int hidden = c.hiddenDim();
-    int layers = c.layers();
-    config = c;
-    tokenEmbedding = w.tokenEmbedding.clone();
-    rmsAtt = copy(w.rmsAtt);
-    rmsFfn = copy(w.rmsFfn);
-    rmsFinal = w.rmsFinal.clone();
-    wq = new float[layers][][];
-    wk = new float[layers][][];
-    wv = new float[layers][][];
-    wo = new float[layers][][];
-    w1 = new float[layers][][];
-    w2 = new float[layers][][];
-    w3 = new float[layers][][];
-    for (int l = 0; l < layers; l++) {
-      wq[l] = columns(w.wq[l], dim, dim);
-      wk[l] = columns(w.wk[l], kvDim, dim);
-      wv[l] = columns(w.wv[l], kvDim, dim);
-      wo[l] = columns(w.wo[l], dim, dim);
-      w1[l] = columns(w.w1[l], hidden, dim);
-      w2[l] = columns(w.w2[l], dim, hidden);
-      w3[l] = columns(w.w3[l], hidden, dim);
+    PackedWeights(ModelWeights w) {
+        ModelConfig c = w.config();
+        int dim = c.dim();
+        int kvDim = c.kvDim();
+        int hidden = c.hiddenDim();
+        int layers = c.layers();
+        config = c;
+        tokenEmbedding = w.tokenEmbedding.clone();
+        rmsAtt = copy(w.rmsAtt);
+        rmsFfn = copy(w.rmsFfn);
+        rmsFinal = w.rmsFinal.clone();
+        wq = new float[layers][][];
+        wk = new float[layers][][];
+        wv = new float[layers][][];
+        wo = new float[layers][][];
+        w1 = new float[layers][][];
+        w2 = new float[layers][][];
+        w3 = new float[layers][][];
+        for (int l = 0; l < layers; l++) {
+            wq[l] = columns(w.wq[l], dim, dim);
+            wk[l] = columns(w.wk[l], kvDim, dim);
+            wv[l] = columns(w.wv[l], kvDim, dim);
+            wo[l] = columns(w.wo[l], dim, dim);
+            w1[l] = columns(w.w1[l], hidden, dim);
+            w2[l] = columns(w.w2[l], dim, hidden);
+            w3[l] = columns(w.w3[l], hidden, dim);
+        }
+        classifier = columns(w.classifier, c.vocabSize(), dim);
     }
-    classifier = columns(w.classifier, c.vocabSize(), dim);
-  }
 
-  private static float[][] copy(float[][] perLayer) {
-    float[][] out = new float[perLayer.length][];
-    for (int l = 0; l < perLayer.length; l++) {
-      out[l] = perLayer[l].clone();
+    private static float[][] copy(float[][] perLayer) {
+        float[][] out = new float[perLayer.length][];
+        for (int l = 0; l < perLayer.length; l++) {
+            out[l] = perLayer[l].clone();
+        }
+        return out;
     }
-    return out;
-  }
 }

@@ -25,187 +25,190 @@ import java.util.function.BooleanSupplier;
  * copy of the weights, laid out by columns; the {@link ModelWeights} it was made from can be dropped.
  */
 public final class ReferenceEngine implements Engine {
-  public static final String BUILTIN_NAME = "tandem-builtin";
-  /** Shape of the built-in model: GQA (8 query heads over 4 KV heads) and an untied classifier. */
-  public static final ModelConfig BUILTIN_CONFIG = new ModelConfig(64, 176, 2, 8, 4, ByteTokenizer.VOCAB_SIZE, 512, false);
-  public static final long BUILTIN_SEED = 0x7A4D3E5EEDL;
-  /** Prefill positions computed together: enough to reuse each weight row, small enough to cancel promptly. */
-  static final int PREFILL_CHUNK = 32;
+    public static final String BUILTIN_NAME = "tandem-builtin";
+    /** Shape of the built-in model: GQA (8 query heads over 4 KV heads) and an untied classifier. */
+    public static final ModelConfig BUILTIN_CONFIG =
+            new ModelConfig(64, 176, 2, 8, 4, ByteTokenizer.VOCAB_SIZE, 512, false);
 
-  private final ModelInfo info;
-  private final PackedWeights weights;
-  private final Tokenizer tokenizer;
-  private final KvLayout layout;
+    public static final long BUILTIN_SEED = 0x7A4D3E5EEDL;
+    /** Prefill positions computed together: enough to reuse each weight row, small enough to cancel promptly. */
+    static final int PREFILL_CHUNK = 32;
 
-  private ReferenceEngine(String name, ModelWeights weights, Tokenizer tokenizer, int blockSize) {
-    ModelConfig config = weights.config();
-    if (tokenizer.vocabSize() != config.vocabSize()) {
-      throw new IllegalArgumentException("tokenizer has " + tokenizer.vocabSize() + " tokens but model "
-          + name + " has vocab " + config.vocabSize());
+    private final ModelInfo info;
+    private final PackedWeights weights;
+    private final Tokenizer tokenizer;
+    private final KvLayout layout;
+
+    private ReferenceEngine(String name, ModelWeights weights, Tokenizer tokenizer, int blockSize) {
+        ModelConfig config = weights.config();
+        if (tokenizer.vocabSize() != config.vocabSize()) {
+            throw new IllegalArgumentException("tokenizer has " + tokenizer.vocabSize() + " tokens but model " + name
+                    + " has vocab " + config.vocabSize());
+        }
+        this.weights = new PackedWeights(weights);
+        this.tokenizer = tokenizer;
+        this.layout = KvLayout.of(config, blockSize);
+        this.info = new ModelInfo(name, config, weights.fingerprint());
     }
-    this.weights = new PackedWeights(weights);
-    this.tokenizer = tokenizer;
-    this.layout = KvLayout.of(config, blockSize);
-    this.info = new ModelInfo(name, config, weights.fingerprint());
-  }
 
-  /** An engine over weights already in memory; it keeps its own copy, laid out for compute. */
-  public static ReferenceEngine create(String name, ModelWeights weights, Tokenizer tokenizer, int blockSize) {
-    return new ReferenceEngine(name, weights, tokenizer, blockSize);
-  }
-
-  /**
-   * Loads a legacy llama2.c float32 checkpoint. Without a tokenizer file the byte tokenizer is used,
-   * which only fits a vocabulary of 258. The model is named after the file, minus its extension.
-   */
-  public static ReferenceEngine load(Path checkpoint, Path tokenizerOrNull, int blockSize) throws IOException {
-    ModelWeights weights = Llama2cCheckpoint.read(checkpoint);
-    int vocab = weights.config().vocabSize();
-    Tokenizer tokenizer;
-    if (tokenizerOrNull != null) {
-      tokenizer = Llama2cTokenizer.load(tokenizerOrNull, vocab);
-    } else if (vocab == ByteTokenizer.VOCAB_SIZE) {
-      tokenizer = ByteTokenizer.INSTANCE;
-    } else {
-      throw new IllegalArgumentException(checkpoint + " has a vocabulary of " + vocab + " tokens: give its "
-          + "tokenizer.bin (the built-in byte tokenizer only fits vocab " + ByteTokenizer.VOCAB_SIZE + ")");
+    /** An engine over weights already in memory; it keeps its own copy, laid out for compute. */
+    public static ReferenceEngine create(String name, ModelWeights weights, Tokenizer tokenizer, int blockSize) {
+        return new ReferenceEngine(name, weights, tokenizer, blockSize);
     }
-    String file = checkpoint.getFileName().toString();
-    int dot = file.lastIndexOf('.');
-    return new ReferenceEngine(dot > 0 ? file.substring(0, dot) : file, weights, tokenizer, blockSize);
-  }
 
-  /** The built-in model: {@link #BUILTIN_CONFIG} with weights from {@link #BUILTIN_SEED}, byte tokenizer. */
-  public static ReferenceEngine builtin(int blockSize) {
-    return new ReferenceEngine(BUILTIN_NAME, builtinWeights(), ByteTokenizer.INSTANCE, blockSize);
-  }
+    /**
+     * Loads a legacy llama2.c float32 checkpoint. Without a tokenizer file the byte tokenizer is used,
+     * which only fits a vocabulary of 258. The model is named after the file, minus its extension.
+     */
+    public static ReferenceEngine load(Path checkpoint, Path tokenizerOrNull, int blockSize) throws IOException {
+        ModelWeights weights = Llama2cCheckpoint.read(checkpoint);
+        int vocab = weights.config().vocabSize();
+        Tokenizer tokenizer;
+        if (tokenizerOrNull != null) {
+            tokenizer = Llama2cTokenizer.load(tokenizerOrNull, vocab);
+        } else if (vocab == ByteTokenizer.VOCAB_SIZE) {
+            tokenizer = ByteTokenizer.INSTANCE;
+        } else {
+            throw new IllegalArgumentException(checkpoint + " has a vocabulary of " + vocab + " tokens: give its "
+                    + "tokenizer.bin (the built-in byte tokenizer only fits vocab " + ByteTokenizer.VOCAB_SIZE + ")");
+        }
+        String file = checkpoint.getFileName().toString();
+        int dot = file.lastIndexOf('.');
+        return new ReferenceEngine(dot > 0 ? file.substring(0, dot) : file, weights, tokenizer, blockSize);
+    }
 
-  /** Fresh weights of the built-in model (e.g. to write them out as a checkpoint). */
-  public static ModelWeights builtinWeights() {
-    return ModelWeights.random(BUILTIN_CONFIG, BUILTIN_SEED);
-  }
+    /** The built-in model: {@link #BUILTIN_CONFIG} with weights from {@link #BUILTIN_SEED}, byte tokenizer. */
+    public static ReferenceEngine builtin(int blockSize) {
+        return new ReferenceEngine(BUILTIN_NAME, builtinWeights(), ByteTokenizer.INSTANCE, blockSize);
+    }
 
-  @Override
-  public ModelInfo info() {
-    return info;
-  }
+    /** Fresh weights of the built-in model (e.g. to write them out as a checkpoint). */
+    public static ModelWeights builtinWeights() {
+        return ModelWeights.random(BUILTIN_CONFIG, BUILTIN_SEED);
+    }
 
-  @Override
-  public dev.tandem.engine.ChatTemplate chatTemplate() {
-    // A llama2.c checkpoint with the Llama 2 vocabulary speaks Llama 2's chat format.
-    return tokenizer instanceof Llama2cTokenizer ? dev.tandem.engine.ChatTemplate.LLAMA2
-        : dev.tandem.engine.ChatTemplate.ROLE_TAGS;
-  }
+    @Override
+    public ModelInfo info() {
+        return info;
+    }
 
-  @Override
-  public Tokenizer tokenizer() {
-    return tokenizer;
-  }
+    @Override
+    public dev.tandem.engine.ChatTemplate chatTemplate() {
+        // A llama2.c checkpoint with the Llama 2 vocabulary speaks Llama 2's chat format.
+        return tokenizer instanceof Llama2cTokenizer
+                ? dev.tandem.engine.ChatTemplate.LLAMA2
+                : dev.tandem.engine.ChatTemplate.ROLE_TAGS;
+    }
 
-  @Override
-  public KvLayout kvLayout() {
-    return layout;
-  }
+    @Override
+    public Tokenizer tokenizer() {
+        return tokenizer;
+    }
 
-  @Override
-  public float[] prefill(KvCache cache, int[] tokens, BooleanSupplier cancelled) {
-    checkLayout(cache, 0);
-    if (tokens.length == 0) {
-      throw new IllegalArgumentException("prefill needs at least one token");
+    @Override
+    public KvLayout kvLayout() {
+        return layout;
     }
-    int start = cache.length();
-    checkRoom(start, tokens.length);
-    for (int token : tokens) {
-      checkToken(token);
-    }
-    float[][] logits = null;
-    for (int from = 0; from < tokens.length; from += PREFILL_CHUNK) {
-      if (cancelled != null && cancelled.getAsBoolean()) {
-        throw new CancellationException("prefill cancelled at position " + (start + from));
-      }
-      int n = Math.min(PREFILL_CHUNK, tokens.length - from);
-      KvCache[] caches = new KvCache[n];
-      int[] positions = new int[n];
-      int[] chunk = new int[n];
-      for (int i = 0; i < n; i++) {
-        caches[i] = cache;
-        positions[i] = start + from + i;
-        chunk[i] = tokens[from + i];
-      }
-      cache.ensureCapacity(start + from + n);
-      BatchForward forward = new BatchForward(weights, n);
-      forward.layers(caches, positions, chunk, cancelled);
-      cache.setLength(start + from + n);
-      if (from + n == tokens.length) {
-        logits = forward.logits(new int[] {n - 1});
-      }
-    }
-    return logits[0];
-  }
 
-  @Override
-  public float[][] decodeStep(List<KvCache> caches, int[] tokens) {
-    int n = caches.size();
-    if (tokens.length != n) {
-      throw new IllegalArgumentException(n + " caches but " + tokens.length + " tokens");
+    @Override
+    public float[] prefill(KvCache cache, int[] tokens, BooleanSupplier cancelled) {
+        checkLayout(cache, 0);
+        if (tokens.length == 0) {
+            throw new IllegalArgumentException("prefill needs at least one token");
+        }
+        int start = cache.length();
+        checkRoom(start, tokens.length);
+        for (int token : tokens) {
+            checkToken(token);
+        }
+        float[][] logits = null;
+        for (int from = 0; from < tokens.length; from += PREFILL_CHUNK) {
+            if (cancelled != null && cancelled.getAsBoolean()) {
+                throw new CancellationException("prefill cancelled at position " + (start + from));
+            }
+            int n = Math.min(PREFILL_CHUNK, tokens.length - from);
+            KvCache[] caches = new KvCache[n];
+            int[] positions = new int[n];
+            int[] chunk = new int[n];
+            for (int i = 0; i < n; i++) {
+                caches[i] = cache;
+                positions[i] = start + from + i;
+                chunk[i] = tokens[from + i];
+            }
+            cache.ensureCapacity(start + from + n);
+            BatchForward forward = new BatchForward(weights, n);
+            forward.layers(caches, positions, chunk, cancelled);
+            cache.setLength(start + from + n);
+            if (from + n == tokens.length) {
+                logits = forward.logits(new int[] {n - 1});
+            }
+        }
+        return logits[0];
     }
-    Set<KvCache> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-    KvCache[] batch = new KvCache[n];
-    int[] positions = new int[n];
-    int[] entries = new int[n];
-    for (int i = 0; i < n; i++) {
-      KvCache cache = caches.get(i);
-      checkLayout(cache, i);
-      if (!seen.add(cache)) {
-        throw new IllegalArgumentException("sequence " + i + " repeats a cache already in the batch");
-      }
-      checkRoom(cache.length(), 1);
-      checkToken(tokens[i]);
-      batch[i] = cache;
-      positions[i] = cache.length();
-      entries[i] = i;
-    }
-    if (n == 0) {
-      return new float[0][];
-    }
-    for (int i = 0; i < n; i++) {
-      batch[i].ensureCapacity(positions[i] + 1);
-    }
-    BatchForward forward = new BatchForward(weights, n);
-    forward.layers(batch, positions, tokens, null);
-    for (int i = 0; i < n; i++) {
-      batch[i].setLength(positions[i] + 1);
-    }
-    return forward.logits(entries);
-  }
 
-  private void checkLayout(KvCache cache, int index) {
-    if (cache == null) {
-      throw new IllegalArgumentException("cache " + index + " is null");
+    @Override
+    public float[][] decodeStep(List<KvCache> caches, int[] tokens) {
+        int n = caches.size();
+        if (tokens.length != n) {
+            throw new IllegalArgumentException(n + " caches but " + tokens.length + " tokens");
+        }
+        Set<KvCache> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        KvCache[] batch = new KvCache[n];
+        int[] positions = new int[n];
+        int[] entries = new int[n];
+        for (int i = 0; i < n; i++) {
+            KvCache cache = caches.get(i);
+            checkLayout(cache, i);
+            if (!seen.add(cache)) {
+                throw new IllegalArgumentException("sequence " + i + " repeats a cache already in the batch");
+            }
+            checkRoom(cache.length(), 1);
+            checkToken(tokens[i]);
+            batch[i] = cache;
+            positions[i] = cache.length();
+            entries[i] = i;
+        }
+        if (n == 0) {
+            return new float[0][];
+        }
+        for (int i = 0; i < n; i++) {
+            batch[i].ensureCapacity(positions[i] + 1);
+        }
+        BatchForward forward = new BatchForward(weights, n);
+        forward.layers(batch, positions, tokens, null);
+        for (int i = 0; i < n; i++) {
+            batch[i].setLength(positions[i] + 1);
+        }
+        return forward.logits(entries);
     }
-    if (!cache.layout().equals(layout)) {
-      throw new IllegalArgumentException("cache layout " + cache.layout() + " does not match model "
-          + info.name() + " layout " + layout);
-    }
-  }
 
-  private void checkRoom(int start, int count) {
-    int seqLen = info.config().seqLen();
-    if ((long) start + count > seqLen) {
-      throw new IllegalArgumentException("positions " + start + ".." + (start + count - 1)
-          + " exceed the context of " + seqLen + " tokens of model " + info.name());
+    private void checkLayout(KvCache cache, int index) {
+        if (cache == null) {
+            throw new IllegalArgumentException("cache " + index + " is null");
+        }
+        if (!cache.layout().equals(layout)) {
+            throw new IllegalArgumentException(
+                    "cache layout " + cache.layout() + " does not match model " + info.name() + " layout " + layout);
+        }
     }
-  }
 
-  private void checkToken(int token) {
-    int vocab = info.config().vocabSize();
-    if (token < 0 || token >= vocab) {
-      throw new IllegalArgumentException("token id " + token + " outside the vocabulary [0, " + vocab + ")");
+    private void checkRoom(int start, int count) {
+        int seqLen = info.config().seqLen();
+        if ((long) start + count > seqLen) {
+            throw new IllegalArgumentException("positions " + start + ".." + (start + count - 1)
+                    + " exceed the context of " + seqLen + " tokens of model " + info.name());
+        }
     }
-  }
 
-  @Override
-  public String toString() {
-    return "ReferenceEngine[" + info.name() + ", " + info.config() + "]";
-  }
+    private void checkToken(int token) {
+        int vocab = info.config().vocabSize();
+        if (token < 0 || token >= vocab) {
+            throw new IllegalArgumentException("token id " + token + " outside the vocabulary [0, " + vocab + ")");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ReferenceEngine[" + info.name() + ", " + info.config() + "]";
+    }
 }

@@ -16,230 +16,229 @@ import dev.tandem.engine.StrictExp;
  */
 public final class TransformerMath {
 
-  private TransformerMath() {
-  }
+    private TransformerMath() {}
 
-  /**
-   * out[o + j] = weight[w + j] · (x[xo + j] / sqrt(Σ x² / size + 1e-5)), with run.c's exact operation
-   * order. {@code out} may alias {@code x}.
-   */
-  public static void rmsnorm(float[] out, int o, float[] x, int xo, float[] weight, int w, int size) {
-    float ss = 0.0f;
-    for (int j = 0; j < size; j++) {
-      ss += x[xo + j] * x[xo + j];
+    /**
+     * out[o + j] = weight[w + j] · (x[xo + j] / sqrt(Σ x² / size + 1e-5)), with run.c's exact operation
+     * order. {@code out} may alias {@code x}.
+     */
+    public static void rmsnorm(float[] out, int o, float[] x, int xo, float[] weight, int w, int size) {
+        float ss = 0.0f;
+        for (int j = 0; j < size; j++) {
+            ss += x[xo + j] * x[xo + j];
+        }
+        ss /= size;
+        ss += 1e-5f;
+        ss = 1.0f / sqrtf(ss);
+        for (int j = 0; j < size; j++) {
+            out[o + j] = weight[w + j] * (ss * x[xo + j]);
+        }
     }
-    ss /= size;
-    ss += 1e-5f;
-    ss = 1.0f / sqrtf(ss);
-    for (int j = 0; j < size; j++) {
-      out[o + j] = weight[w + j] * (ss * x[xo + j]);
-    }
-  }
 
-  /**
-   * out[i] = Σ_j w[i·n + j] · x[j] for i < d, the plain row-major form of run.c's matmul: the
-   * specification {@link #matmulColumns} is held to.
-   */
-  public static void matmul(float[] out, float[] x, float[] w, int n, int d) {
-    for (int i = 0; i < d; i++) {
-      float s = 0.0f;
-      for (int j = 0; j < n; j++) {
-        s += w[i * n + j] * x[j];
-      }
-      out[i] = s;
+    /**
+     * out[i] = Σ_j w[i·n + j] · x[j] for i < d, the plain row-major form of run.c's matmul: the
+     * specification {@link #matmulColumns} is held to.
+     */
+    public static void matmul(float[] out, float[] x, float[] w, int n, int d) {
+        for (int i = 0; i < d; i++) {
+            float s = 0.0f;
+            for (int j = 0; j < n; j++) {
+                s += w[i * n + j] * x[j];
+            }
+            out[i] = s;
+        }
     }
-  }
 
-  /** Rows of output computed together: out and the column slices stay in L1 across sequences. */
-  static final int TILE = 512;
+    /** Rows of output computed together: out and the column slices stay in L1 across sequences. */
+    static final int TILE = 512;
 
-  /**
-   * A batch of matrix-vector products sharing one matrix given by columns (cols[j][i] = W[i][j], see
-   * {@link #columns}): out[b][i] = Σ_j W[i][j] · x[b][j] for i < d, b < batch.
-   *
-   * <p>Each out[b][i] starts at 0 and adds W[i][j] · x[b][j] for j = 0, 1, … in order, in float: the
-   * very operations of run.c's row dot product, so results are bit-identical to {@link #matmul}
-   * and do not depend on the batch. Walking columns lets the JIT vectorise across i (independent
-   * sums), and each column slice is loaded once per tile and reused by every sequence in the batch,
-   * which is what makes batched decode cheaper per token.
-   */
-  public static void matmulColumns(float[][] out, float[][] x, float[][] cols, int n, int d, int batch) {
-    for (int b = 0; b < batch; b++) {
-      java.util.Arrays.fill(out[b], 0, d, 0.0f);
-    }
-    for (int i0 = 0; i0 < d; i0 += TILE) {
-      int i1 = Math.min(i0 + TILE, d);
-      int j = 0;
-      for (; j + 4 <= n; j += 4) {
-        // four columns per pass: (((o + c0·x0) + c1·x1) + c2·x2) + c3·x3 is still the j-order sum,
-        // with a quarter of the loads and stores of o
-        float[] c0 = cols[j];
-        float[] c1 = cols[j + 1];
-        float[] c2 = cols[j + 2];
-        float[] c3 = cols[j + 3];
+    /**
+     * A batch of matrix-vector products sharing one matrix given by columns (cols[j][i] = W[i][j], see
+     * {@link #columns}): out[b][i] = Σ_j W[i][j] · x[b][j] for i < d, b < batch.
+     *
+     * <p>Each out[b][i] starts at 0 and adds W[i][j] · x[b][j] for j = 0, 1, … in order, in float: the
+     * very operations of run.c's row dot product, so results are bit-identical to {@link #matmul}
+     * and do not depend on the batch. Walking columns lets the JIT vectorise across i (independent
+     * sums), and each column slice is loaded once per tile and reused by every sequence in the batch,
+     * which is what makes batched decode cheaper per token.
+     */
+    public static void matmulColumns(float[][] out, float[][] x, float[][] cols, int n, int d, int batch) {
         for (int b = 0; b < batch; b++) {
-          float[] xb = x[b];
-          float x0 = xb[j];
-          float x1 = xb[j + 1];
-          float x2 = xb[j + 2];
-          float x3 = xb[j + 3];
-          float[] o = out[b];
-          for (int i = i0; i < i1; i++) { // the same index on every array: C2 can vectorise it
-            o[i] = o[i] + c0[i] * x0 + c1[i] * x1 + c2[i] * x2 + c3[i] * x3;
-          }
+            java.util.Arrays.fill(out[b], 0, d, 0.0f);
         }
-      }
-      for (; j < n; j++) {
-        float[] col = cols[j];
-        for (int b = 0; b < batch; b++) {
-          float xj = x[b][j];
-          float[] o = out[b];
-          for (int i = i0; i < i1; i++) {
-            o[i] += col[i] * xj;
-          }
+        for (int i0 = 0; i0 < d; i0 += TILE) {
+            int i1 = Math.min(i0 + TILE, d);
+            int j = 0;
+            for (; j + 4 <= n; j += 4) {
+                // four columns per pass: (((o + c0·x0) + c1·x1) + c2·x2) + c3·x3 is still the j-order sum,
+                // with a quarter of the loads and stores of o
+                float[] c0 = cols[j];
+                float[] c1 = cols[j + 1];
+                float[] c2 = cols[j + 2];
+                float[] c3 = cols[j + 3];
+                for (int b = 0; b < batch; b++) {
+                    float[] xb = x[b];
+                    float x0 = xb[j];
+                    float x1 = xb[j + 1];
+                    float x2 = xb[j + 2];
+                    float x3 = xb[j + 3];
+                    float[] o = out[b];
+                    for (int i = i0; i < i1; i++) { // the same index on every array: C2 can vectorise it
+                        o[i] = o[i] + c0[i] * x0 + c1[i] * x1 + c2[i] * x2 + c3[i] * x3;
+                    }
+                }
+            }
+            for (; j < n; j++) {
+                float[] col = cols[j];
+                for (int b = 0; b < batch; b++) {
+                    float xj = x[b][j];
+                    float[] o = out[b];
+                    for (int i = i0; i < i1; i++) {
+                        o[i] += col[i] * xj;
+                    }
+                }
+            }
         }
-      }
     }
-  }
 
-  /** The columns of the row-major d × n matrix w: cols[j][i] = w[i·n + j]. */
-  public static float[][] columns(float[] w, int d, int n) {
-    float[][] cols = new float[n][d];
-    for (int i = 0; i < d; i++) {
-      int row = i * n;
-      for (int j = 0; j < n; j++) {
-        cols[j][i] = w[row + j];
-      }
+    /** The columns of the row-major d × n matrix w: cols[j][i] = w[i·n + j]. */
+    public static float[][] columns(float[] w, int d, int n) {
+        float[][] cols = new float[n][d];
+        for (int i = 0; i < d; i++) {
+            int row = i * n;
+            for (int j = 0; j < n; j++) {
+                cols[j][i] = w[row + j];
+            }
+        }
+        return cols;
     }
-    return cols;
-  }
 
-  /**
-   * RoPE angles for {@code pos}: cos/sin of pos · 10000^(−i / headSize) for i = 0, 2, …, headSize − 2,
-   * computed as run.c does in float (freq = 1 / powf(10000, i / (float) headSize), val = pos · freq).
-   */
-  public static void ropeAngles(int pos, int headSize, float[] cos, float[] sin, int o) {
-    for (int i = 0; i < headSize; i += 2) {
-      float freq = 1.0f / (float) StrictMath.pow(10000.0, i / (float) headSize);
-      float val = pos * freq;
-      cos[o + i / 2] = (float) StrictMath.cos(val);
-      sin[o + i / 2] = (float) StrictMath.sin(val);
+    /**
+     * RoPE angles for {@code pos}: cos/sin of pos · 10000^(−i / headSize) for i = 0, 2, …, headSize − 2,
+     * computed as run.c does in float (freq = 1 / powf(10000, i / (float) headSize), val = pos · freq).
+     */
+    public static void ropeAngles(int pos, int headSize, float[] cos, float[] sin, int o) {
+        for (int i = 0; i < headSize; i += 2) {
+            float freq = 1.0f / (float) StrictMath.pow(10000.0, i / (float) headSize);
+            float val = pos * freq;
+            cos[o + i / 2] = (float) StrictMath.cos(val);
+            sin[o + i / 2] = (float) StrictMath.sin(val);
+        }
     }
-  }
 
-  /** Rotates each pair (v[2m], v[2m+1]) of {@code size} floats at {@code vo} by its head-local angle. */
-  public static void rope(float[] v, int vo, int size, int headSize, float[] cos, float[] sin, int co) {
-    for (int i = 0; i < size; i += 2) {
-      int a = co + (i % headSize) / 2;
-      float fcr = cos[a];
-      float fci = sin[a];
-      float v0 = v[vo + i];
-      float v1 = v[vo + i + 1];
-      v[vo + i] = v0 * fcr - v1 * fci;
-      v[vo + i + 1] = v0 * fci + v1 * fcr;
+    /** Rotates each pair (v[2m], v[2m+1]) of {@code size} floats at {@code vo} by its head-local angle. */
+    public static void rope(float[] v, int vo, int size, int headSize, float[] cos, float[] sin, int co) {
+        for (int i = 0; i < size; i += 2) {
+            int a = co + (i % headSize) / 2;
+            float fcr = cos[a];
+            float fci = sin[a];
+            float v0 = v[vo + i];
+            float v1 = v[vo + i + 1];
+            v[vo + i] = v0 * fcr - v1 * fci;
+            v[vo + i + 1] = v0 * fci + v1 * fcr;
+        }
     }
-  }
 
-  /** In place, over x[o, o + size): max-subtracted, float sums as in run.c. */
-  public static void softmax(float[] x, int o, int size) {
-    float max = x[o];
-    for (int i = 1; i < size; i++) {
-      if (x[o + i] > max) {
-        max = x[o + i];
-      }
+    /** In place, over x[o, o + size): max-subtracted, float sums as in run.c. */
+    public static void softmax(float[] x, int o, int size) {
+        float max = x[o];
+        for (int i = 1; i < size; i++) {
+            if (x[o + i] > max) {
+                max = x[o + i];
+            }
+        }
+        float sum = 0.0f;
+        for (int i = 0; i < size; i++) {
+            x[o + i] = expf(x[o + i] - max);
+            sum += x[o + i];
+        }
+        for (int i = 0; i < size; i++) {
+            x[o + i] /= sum;
+        }
     }
-    float sum = 0.0f;
-    for (int i = 0; i < size; i++) {
-      x[o + i] = expf(x[o + i] - max);
-      sum += x[o + i];
-    }
-    for (int i = 0; i < size; i++) {
-      x[o + i] /= sum;
-    }
-  }
 
-  /** silu(a) · b element-wise into a: a / (1 + e^−a) written as run.c does. */
-  public static void swiglu(float[] a, float[] b, int o, int size) {
-    for (int i = o; i < o + size; i++) {
-      float h = a[i];
-      h = h * (1.0f / (1.0f + expf(-h)));
-      a[i] = h * b[i];
+    /** silu(a) · b element-wise into a: a / (1 + e^−a) written as run.c does. */
+    public static void swiglu(float[] a, float[] b, int o, int size) {
+        for (int i = o; i < o + size; i++) {
+            float h = a[i];
+            h = h * (1.0f / (1.0f + expf(-h)));
+            a[i] = h * b[i];
+        }
     }
-  }
 
-  public static float silu(float a) {
-    return a * (1.0f / (1.0f + expf(-a)));
-  }
+    public static float silu(float a) {
+        return a * (1.0f / (1.0f + expf(-a)));
+    }
 
-  /**
-   * One attention head at position {@code pos}: scores q·k_t / sqrt(headSize) for t = 0..pos against
-   * the cached keys of KV head {@code kvHead} in {@code layer}, softmax, then the weighted sum of the
-   * cached values into out[oo, oo + headSize). {@code att} is scratch of at least pos + 1 floats.
-   */
-  public static void attentionHead(float[] q, int qo, KvCache cache, int layer, int kvHead, int pos,
-                                   float[] att, float[] out, int oo) {
-    KvLayout layout = cache.layout();
-    int headSize = layout.headDim();
-    int kvDim = layout.kvDim();
-    int blockSize = layout.blockSize();
-    int headOffset = kvHead * headSize;
-    float scale = sqrtf(headSize);
-    // walk block by block: one block lookup per blockSize positions, rows kvDim apart inside it
-    for (int t0 = 0; t0 <= pos; t0 += blockSize) {
-      float[] block = cache.blockFor(t0);
-      int k = cache.offset(layer, 0, t0) + headOffset;
-      int last = Math.min(pos, t0 + blockSize - 1);
-      int t = t0;
-      for (; t + 4 <= last + 1; t += 4, k += 4 * kvDim) {
-        // four positions at once: independent sums, each still in i order
-        float s0 = 0.0f;
-        float s1 = 0.0f;
-        float s2 = 0.0f;
-        float s3 = 0.0f;
+    /**
+     * One attention head at position {@code pos}: scores q·k_t / sqrt(headSize) for t = 0..pos against
+     * the cached keys of KV head {@code kvHead} in {@code layer}, softmax, then the weighted sum of the
+     * cached values into out[oo, oo + headSize). {@code att} is scratch of at least pos + 1 floats.
+     */
+    public static void attentionHead(
+            float[] q, int qo, KvCache cache, int layer, int kvHead, int pos, float[] att, float[] out, int oo) {
+        KvLayout layout = cache.layout();
+        int headSize = layout.headDim();
+        int kvDim = layout.kvDim();
+        int blockSize = layout.blockSize();
+        int headOffset = kvHead * headSize;
+        float scale = sqrtf(headSize);
+        // walk block by block: one block lookup per blockSize positions, rows kvDim apart inside it
+        for (int t0 = 0; t0 <= pos; t0 += blockSize) {
+            float[] block = cache.blockFor(t0);
+            int k = cache.offset(layer, 0, t0) + headOffset;
+            int last = Math.min(pos, t0 + blockSize - 1);
+            int t = t0;
+            for (; t + 4 <= last + 1; t += 4, k += 4 * kvDim) {
+                // four positions at once: independent sums, each still in i order
+                float s0 = 0.0f;
+                float s1 = 0.0f;
+                float s2 = 0.0f;
+                float s3 = 0.0f;
+                for (int i = 0; i < headSize; i++) {
+                    float qi = q[qo + i];
+                    s0 += qi * block[k + i];
+                    s1 += qi * block[k + kvDim + i];
+                    s2 += qi * block[k + 2 * kvDim + i];
+                    s3 += qi * block[k + 3 * kvDim + i];
+                }
+                att[t] = s0 / scale;
+                att[t + 1] = s1 / scale;
+                att[t + 2] = s2 / scale;
+                att[t + 3] = s3 / scale;
+            }
+            for (; t <= last; t++, k += kvDim) {
+                float score = 0.0f;
+                for (int i = 0; i < headSize; i++) {
+                    score += q[qo + i] * block[k + i];
+                }
+                att[t] = score / scale;
+            }
+        }
+        softmax(att, 0, pos + 1);
         for (int i = 0; i < headSize; i++) {
-          float qi = q[qo + i];
-          s0 += qi * block[k + i];
-          s1 += qi * block[k + kvDim + i];
-          s2 += qi * block[k + 2 * kvDim + i];
-          s3 += qi * block[k + 3 * kvDim + i];
+            out[oo + i] = 0.0f;
         }
-        att[t] = s0 / scale;
-        att[t + 1] = s1 / scale;
-        att[t + 2] = s2 / scale;
-        att[t + 3] = s3 / scale;
-      }
-      for (; t <= last; t++, k += kvDim) {
-        float score = 0.0f;
-        for (int i = 0; i < headSize; i++) {
-          score += q[qo + i] * block[k + i];
+        for (int t0 = 0; t0 <= pos; t0 += blockSize) {
+            float[] block = cache.blockFor(t0);
+            int v = cache.offset(layer, 1, t0) + headOffset;
+            int last = Math.min(pos, t0 + blockSize - 1);
+            for (int t = t0; t <= last; t++, v += kvDim) {
+                float a = att[t];
+                for (int i = 0; i < headSize; i++) {
+                    out[oo + i] += a * block[v + i];
+                }
+            }
         }
-        att[t] = score / scale;
-      }
     }
-    softmax(att, 0, pos + 1);
-    for (int i = 0; i < headSize; i++) {
-      out[oo + i] = 0.0f;
-    }
-    for (int t0 = 0; t0 <= pos; t0 += blockSize) {
-      float[] block = cache.blockFor(t0);
-      int v = cache.offset(layer, 1, t0) + headOffset;
-      int last = Math.min(pos, t0 + blockSize - 1);
-      for (int t = t0; t <= last; t++, v += kvDim) {
-        float a = att[t];
-        for (int i = 0; i < headSize; i++) {
-          out[oo + i] += a * block[v + i];
-        }
-      }
-    }
-  }
 
-  /** C's expf: e^x rounded to float; StrictMath's value (see {@link StrictExp}) so every JVM agrees. */
-  public static float expf(float x) {
-    return (float) StrictExp.exp(x);
-  }
+    /** C's expf: e^x rounded to float; StrictMath's value (see {@link StrictExp}) so every JVM agrees. */
+    public static float expf(float x) {
+        return (float) StrictExp.exp(x);
+    }
 
-  /** C's sqrtf: the double square root rounded to float is the correctly rounded float root. */
-  public static float sqrtf(float x) {
-    return (float) Math.sqrt(x);
-  }
+    /** C's sqrtf: the double square root rounded to float is the correctly rounded float root. */
+    public static float sqrtf(float x) {
+        return (float) Math.sqrt(x);
+    }
 }

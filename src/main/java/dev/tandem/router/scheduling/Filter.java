@@ -4,7 +4,7 @@ import dev.tandem.protocol.WorkerView;
 
 /** Drops workers that cannot serve the request. Pure: no I/O, no state. */
 public interface Filter {
-  String name();
+    String name();
 
-  boolean admits(SchedulingRequest request, WorkerView worker);
+    boolean admits(SchedulingRequest request, WorkerView worker);
 }

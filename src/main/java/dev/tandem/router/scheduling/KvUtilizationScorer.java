@@ -10,17 +10,17 @@ import java.util.List;
  * capacity scores 1 (no opinion).
  */
 public final class KvUtilizationScorer implements Scorer {
-  @Override
-  public String name() {
-    return "kv-utilization";
-  }
-
-  @Override
-  public double score(SchedulingRequest request, WorkerView worker, List<WorkerView> candidates) {
-    WorkerLoad load = worker.load();
-    if (load.kvBytesCapacity() <= 0) {
-      return 1.0;
+    @Override
+    public String name() {
+        return "kv-utilization";
     }
-    return 1.0 - Math.min(1.0, (double) load.kvBytesUsed() / load.kvBytesCapacity());
-  }
+
+    @Override
+    public double score(SchedulingRequest request, WorkerView worker, List<WorkerView> candidates) {
+        WorkerLoad load = worker.load();
+        if (load.kvBytesCapacity() <= 0) {
+            return 1.0;
+        }
+        return 1.0 - Math.min(1.0, (double) load.kvBytesUsed() / load.kvBytesCapacity());
+    }
 }

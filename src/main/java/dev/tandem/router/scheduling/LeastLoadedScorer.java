@@ -7,13 +7,13 @@ import dev.tandem.protocol.WorkerView;
  * dispatch (fresh to the request, unlike a worker's heartbeat).
  */
 public final class LeastLoadedScorer extends LowerIsBetterScorer {
-  @Override
-  public String name() {
-    return "least-loaded";
-  }
+    @Override
+    public String name() {
+        return "least-loaded";
+    }
 
-  @Override
-  long value(WorkerView worker) {
-    return worker.inFlight();
-  }
+    @Override
+    long value(WorkerView worker) {
+        return worker.inFlight();
+    }
 }

@@ -9,20 +9,20 @@ import java.util.List;
  */
 abstract class LowerIsBetterScorer implements Scorer {
 
-  /** The quantity of one worker. */
-  abstract long value(WorkerView worker);
+    /** The quantity of one worker. */
+    abstract long value(WorkerView worker);
 
-  @Override
-  public final double score(SchedulingRequest request, WorkerView worker, List<WorkerView> candidates) {
-    long min = Long.MAX_VALUE;
-    long max = Long.MIN_VALUE;
-    for (WorkerView w : candidates) {
-      min = Math.min(min, value(w));
-      max = Math.max(max, value(w));
+    @Override
+    public final double score(SchedulingRequest request, WorkerView worker, List<WorkerView> candidates) {
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        for (WorkerView w : candidates) {
+            min = Math.min(min, value(w));
+            max = Math.max(max, value(w));
+        }
+        if (max == min) {
+            return 1.0;
+        }
+        return (double) (max - value(worker)) / (max - min);
     }
-    if (max == min) {
-      return 1.0;
-    }
-    return (double) (max - value(worker)) / (max - min);
-  }
 }

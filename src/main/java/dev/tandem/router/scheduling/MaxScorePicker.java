@@ -1,7 +1,7 @@
 package dev.tandem.router.scheduling;
 
-import java.util.ArrayList;
 import dev.tandem.protocol.WorkerView;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -9,26 +9,26 @@ import java.util.List;
  * tick over the tied workers in id order, which is the seed's round-robin fallback.
  */
 public final class MaxScorePicker implements Picker {
-  private static final double EPSILON = 1e-9;
+    private static final double EPSILON = 1e-9;
 
-  @Override
-  public String name() {
-    return "max-score";
-  }
+    @Override
+    public String name() {
+        return "max-score";
+    }
 
-  @Override
-  public WorkerView pick(SchedulingRequest request, List<ScoredWorker> scored) {
-    double best = Double.NEGATIVE_INFINITY;
-    for (ScoredWorker s : scored) {
-      best = Math.max(best, s.score());
+    @Override
+    public WorkerView pick(SchedulingRequest request, List<ScoredWorker> scored) {
+        double best = Double.NEGATIVE_INFINITY;
+        for (ScoredWorker s : scored) {
+            best = Math.max(best, s.score());
+        }
+        List<WorkerView> tied = new ArrayList<>();
+        for (ScoredWorker s : scored) {
+            if (s.score() >= best - EPSILON) {
+                tied.add(s.worker());
+            }
+        }
+        tied.sort(java.util.Comparator.comparing(WorkerView::id));
+        return tied.get((int) Math.floorMod(request.tick(), (long) tied.size()));
     }
-    List<WorkerView> tied = new ArrayList<>();
-    for (ScoredWorker s : scored) {
-      if (s.score() >= best - EPSILON) {
-        tied.add(s.worker());
-      }
-    }
-    tied.sort(java.util.Comparator.comparing(WorkerView::id));
-    return tied.get((int) Math.floorMod(request.tick(), (long) tied.size()));
-  }
 }

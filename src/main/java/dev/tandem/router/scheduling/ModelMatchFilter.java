@@ -7,13 +7,14 @@ import dev.tandem.protocol.WorkerView;
  * fingerprints than the request allows are left out. Always on.
  */
 public final class ModelMatchFilter implements Filter {
-  @Override
-  public String name() {
-    return "model-match";
-  }
+    @Override
+    public String name() {
+        return "model-match";
+    }
 
-  @Override
-  public boolean admits(SchedulingRequest request, WorkerView worker) {
-    return request.modelFingerprints() == null || request.modelFingerprints().contains(worker.modelFingerprint());
-  }
+    @Override
+    public boolean admits(SchedulingRequest request, WorkerView worker) {
+        return request.modelFingerprints() == null
+                || request.modelFingerprints().contains(worker.modelFingerprint());
+    }
 }

@@ -5,12 +5,11 @@ import java.util.List;
 
 /** Chooses one of the scored candidates. Pure: randomness, if any, comes from the request's tick. */
 public interface Picker {
-  String name();
+    String name();
 
-  /** @param scored never empty */
-  WorkerView pick(SchedulingRequest request, List<ScoredWorker> scored);
+    /** @param scored never empty */
+    WorkerView pick(SchedulingRequest request, List<ScoredWorker> scored);
 
-  /** A candidate and its weighted total score. */
-  record ScoredWorker(WorkerView worker, double score) {
-  }
+    /** A candidate and its weighted total score. */
+    record ScoredWorker(WorkerView worker, double score) {}
 }

@@ -8,13 +8,13 @@ import dev.tandem.protocol.WorkerView;
  * heartbeat old, so it is best weighted beside {@code least-loaded}, which sees dispatches at once.
  */
 public final class QueueDepthScorer extends LowerIsBetterScorer {
-  @Override
-  public String name() {
-    return "queue-depth";
-  }
+    @Override
+    public String name() {
+        return "queue-depth";
+    }
 
-  @Override
-  long value(WorkerView worker) {
-    return worker.load().queuedPrefillTokens();
-  }
+    @Override
+    long value(WorkerView worker) {
+        return worker.load().queuedPrefillTokens();
+    }
 }

@@ -12,38 +12,42 @@ import java.util.function.Supplier;
  * the filters correctness needs — {@code not-failed} and {@code model-match} — whether configured or not.
  */
 public final class SchedulingPlugins {
-  private static final List<String> REQUIRED_FILTERS = List.of("not-failed", "model-match");
-  private static final Map<String, Supplier<Filter>> FILTERS = Map.of(
-      "not-failed", NotFailedFilter::new,
-      "model-match", ModelMatchFilter::new,
-      "not-draining", NotDrainingFilter::new);
-  private static final Map<String, Supplier<Scorer>> SCORERS = Map.of(
-      "least-loaded", LeastLoadedScorer::new,
-      "queue-depth", QueueDepthScorer::new,
-      "kv-utilization", KvUtilizationScorer::new,
-      "session-affinity", SessionAffinityScorer::new);
+    private static final List<String> REQUIRED_FILTERS = List.of("not-failed", "model-match");
+    private static final Map<String, Supplier<Filter>> FILTERS = Map.of(
+            "not-failed", NotFailedFilter::new,
+            "model-match", ModelMatchFilter::new,
+            "not-draining", NotDrainingFilter::new);
+    private static final Map<String, Supplier<Scorer>> SCORERS = Map.of(
+            "least-loaded", LeastLoadedScorer::new,
+            "queue-depth", QueueDepthScorer::new,
+            "kv-utilization", KvUtilizationScorer::new,
+            "session-affinity", SessionAffinityScorer::new);
 
-  private SchedulingPlugins() {
-  }
+    private SchedulingPlugins() {}
 
-  public static SchedulingProfile profile(String name, SchedulerSettings settings) {
-    List<String> filterNames = new ArrayList<>(REQUIRED_FILTERS);
-    settings.filters().stream().filter(f -> !filterNames.contains(f)).forEach(filterNames::add);
-    List<Filter> filters = filterNames.stream().map(f -> {
-      Supplier<Filter> s = FILTERS.get(f);
-      if (s == null) {
-        throw new ConfigException("unknown filter '" + f + "' in " + name + " scheduling; known: " + FILTERS.keySet());
-      }
-      return s.get();
-    }).toList();
-    List<SchedulingProfile.WeightedScorer> scorers = settings.scorers().stream().map(p -> {
-      Supplier<Scorer> s = SCORERS.get(p.plugin());
-      if (s == null) {
-        throw new ConfigException("unknown scorer '" + p.plugin() + "' in " + name + " scheduling; known: "
-            + SCORERS.keySet());
-      }
-      return new SchedulingProfile.WeightedScorer(s.get(), p.weight());
-    }).toList();
-    return new SchedulingProfile(name, filters, scorers, new MaxScorePicker());
-  }
+    public static SchedulingProfile profile(String name, SchedulerSettings settings) {
+        List<String> filterNames = new ArrayList<>(REQUIRED_FILTERS);
+        settings.filters().stream().filter(f -> !filterNames.contains(f)).forEach(filterNames::add);
+        List<Filter> filters = filterNames.stream()
+                .map(f -> {
+                    Supplier<Filter> s = FILTERS.get(f);
+                    if (s == null) {
+                        throw new ConfigException(
+                                "unknown filter '" + f + "' in " + name + " scheduling; known: " + FILTERS.keySet());
+                    }
+                    return s.get();
+                })
+                .toList();
+        List<SchedulingProfile.WeightedScorer> scorers = settings.scorers().stream()
+                .map(p -> {
+                    Supplier<Scorer> s = SCORERS.get(p.plugin());
+                    if (s == null) {
+                        throw new ConfigException("unknown scorer '" + p.plugin() + "' in " + name
+                                + " scheduling; known: " + SCORERS.keySet());
+                    }
+                    return new SchedulingProfile.WeightedScorer(s.get(), p.weight());
+                })
+                .toList();
+        return new SchedulingProfile(name, filters, scorers, new MaxScorePicker());
+    }
 }

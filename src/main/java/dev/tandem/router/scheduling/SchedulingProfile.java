@@ -1,7 +1,7 @@
 package dev.tandem.router.scheduling;
 
-import java.util.ArrayList;
 import dev.tandem.protocol.WorkerView;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -11,58 +11,58 @@ import java.util.Optional;
  */
 public final class SchedulingProfile {
 
-  /** A scorer and its weight in the sum. */
-  public record WeightedScorer(Scorer scorer, double weight) {
-  }
+    /** A scorer and its weight in the sum. */
+    public record WeightedScorer(Scorer scorer, double weight) {}
 
-  private final String name;
-  private final List<Filter> filters;
-  private final List<WeightedScorer> scorers;
-  private final Picker picker;
+    private final String name;
+    private final List<Filter> filters;
+    private final List<WeightedScorer> scorers;
+    private final Picker picker;
 
-  public SchedulingProfile(String name, List<Filter> filters, List<WeightedScorer> scorers, Picker picker) {
-    this.name = name;
-    this.filters = List.copyOf(filters);
-    this.scorers = List.copyOf(scorers);
-    this.picker = picker;
-  }
-
-  public String name() {
-    return name;
-  }
-
-  /** The chosen worker, or empty when no worker passes the filters. */
-  public Optional<WorkerView> choose(SchedulingRequest request, List<WorkerView> workers) {
-    return choose(request, workers, SchedulingObserver.NONE);
-  }
-
-  /** The same choice, with each plugin's time and the result reported to {@code observer}. */
-  public Optional<WorkerView> choose(SchedulingRequest request, List<WorkerView> workers, SchedulingObserver observer) {
-    List<WorkerView> candidates = new ArrayList<>(workers);
-    for (Filter f : filters) {
-      long start = System.nanoTime();
-      candidates.removeIf(w -> !f.admits(request, w));
-      observer.pluginTimed(name, f.name(), System.nanoTime() - start);
+    public SchedulingProfile(String name, List<Filter> filters, List<WeightedScorer> scorers, Picker picker) {
+        this.name = name;
+        this.filters = List.copyOf(filters);
+        this.scorers = List.copyOf(scorers);
+        this.picker = picker;
     }
-    if (candidates.isEmpty()) {
-      return Optional.empty();
+
+    public String name() {
+        return name;
     }
-    double[] totals = new double[candidates.size()];
-    for (WeightedScorer s : scorers) {
-      long start = System.nanoTime();
-      for (int i = 0; i < totals.length; i++) {
-        totals[i] += s.weight() * s.scorer().score(request, candidates.get(i), candidates);
-      }
-      observer.pluginTimed(name, s.scorer().name(), System.nanoTime() - start);
+
+    /** The chosen worker, or empty when no worker passes the filters. */
+    public Optional<WorkerView> choose(SchedulingRequest request, List<WorkerView> workers) {
+        return choose(request, workers, SchedulingObserver.NONE);
     }
-    List<Picker.ScoredWorker> scored = new ArrayList<>(candidates.size());
-    for (int i = 0; i < totals.length; i++) {
-      scored.add(new Picker.ScoredWorker(candidates.get(i), totals[i]));
+
+    /** The same choice, with each plugin's time and the result reported to {@code observer}. */
+    public Optional<WorkerView> choose(
+            SchedulingRequest request, List<WorkerView> workers, SchedulingObserver observer) {
+        List<WorkerView> candidates = new ArrayList<>(workers);
+        for (Filter f : filters) {
+            long start = System.nanoTime();
+            candidates.removeIf(w -> !f.admits(request, w));
+            observer.pluginTimed(name, f.name(), System.nanoTime() - start);
+        }
+        if (candidates.isEmpty()) {
+            return Optional.empty();
+        }
+        double[] totals = new double[candidates.size()];
+        for (WeightedScorer s : scorers) {
+            long start = System.nanoTime();
+            for (int i = 0; i < totals.length; i++) {
+                totals[i] += s.weight() * s.scorer().score(request, candidates.get(i), candidates);
+            }
+            observer.pluginTimed(name, s.scorer().name(), System.nanoTime() - start);
+        }
+        List<Picker.ScoredWorker> scored = new ArrayList<>(candidates.size());
+        for (int i = 0; i < totals.length; i++) {
+            scored.add(new Picker.ScoredWorker(candidates.get(i), totals[i]));
+        }
+        long start = System.nanoTime();
+        WorkerView chosen = picker.pick(request, scored);
+        observer.pluginTimed(name, picker.name(), System.nanoTime() - start);
+        observer.chosen(name, chosen.id());
+        return Optional.of(chosen);
     }
-    long start = System.nanoTime();
-    WorkerView chosen = picker.pick(request, scored);
-    observer.pluginTimed(name, picker.name(), System.nanoTime() - start);
-    observer.chosen(name, chosen.id());
-    return Optional.of(chosen);
-  }
 }

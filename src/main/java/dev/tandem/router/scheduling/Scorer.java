@@ -5,7 +5,7 @@ import java.util.List;
 
 /** Rates a worker in [0, 1] (higher is better) against the other candidates. Pure: no I/O, no state. */
 public interface Scorer {
-  String name();
+    String name();
 
-  double score(SchedulingRequest request, WorkerView worker, List<WorkerView> candidates);
+    double score(SchedulingRequest request, WorkerView worker, List<WorkerView> candidates);
 }

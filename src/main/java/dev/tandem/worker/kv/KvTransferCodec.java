@@ -22,138 +22,148 @@ import java.util.zip.CRC32C;
  * Only the blocks covering tokenCount are sent. {@link KvTransferAssembler} is the receiving side.
  */
 public final class KvTransferCodec {
-  /** The bytes "TKV1" read as a little-endian int, so the stream starts with those four letters. */
-  public static final int MAGIC = 'T' | 'K' << 8 | 'V' << 16 | '1' << 24;
-  public static final int VERSION = 1;
-  public static final int DTYPE_FLOAT32 = 0;
-  public static final int HEADER_BYTES = 40;
-  public static final int TRAILER_BYTES = 4;
-  /** Smallest chunk accepted by {@link #encode}: the header always fits in the first chunk. */
-  public static final int MIN_CHUNK_BYTES = 64;
-  static final int WINDOW_BYTES = 64 << 10;
+    /** The bytes "TKV1" read as a little-endian int, so the stream starts with those four letters. */
+    public static final int MAGIC = 'T' | 'K' << 8 | 'V' << 16 | '1' << 24;
 
-  private KvTransferCodec() {
-  }
+    public static final int VERSION = 1;
+    public static final int DTYPE_FLOAT32 = 0;
+    public static final int HEADER_BYTES = 40;
+    public static final int TRAILER_BYTES = 4;
+    /** Smallest chunk accepted by {@link #encode}: the header always fits in the first chunk. */
+    public static final int MIN_CHUNK_BYTES = 64;
 
-  /** Exact byte length of the stream for {@code tokenCount} tokens: lets a sender check a limit before encoding. */
-  public static long encodedSize(KvLayout layout, int tokenCount) {
-    if (tokenCount <= 0) {
-      throw new IllegalArgumentException("tokenCount must be positive, got " + tokenCount);
-    }
-    long payload = Math.multiplyExact(blocksFor(layout, tokenCount), layout.blockBytes());
-    return Math.addExact(HEADER_BYTES + TRAILER_BYTES, payload);
-  }
+    static final int WINDOW_BYTES = 64 << 10;
 
-  /** ceil(tokens / blockSize) without the int overflow of {@link KvLayout#blocksFor} near Integer.MAX_VALUE. */
-  static long blocksFor(KvLayout layout, long tokens) {
-    return (tokens + layout.blockSize() - 1) / layout.blockSize();
-  }
+    private KvTransferCodec() {}
 
-  /**
-   * Encodes the first {@code cache.length()} tokens of {@code cache} into chunks of at most
-   * {@code maxChunkBytes} (all full except the last).
-   */
-  public static List<Buffer> encode(KvCache cache, long modelFingerprint, int maxChunkBytes) {
-    if (maxChunkBytes < MIN_CHUNK_BYTES) {
-      throw new IllegalArgumentException("maxChunkBytes must be at least " + MIN_CHUNK_BYTES + ", got "
-          + maxChunkBytes);
-    }
-    KvLayout layout = cache.layout();
-    int tokens = cache.length();
-    long total = encodedSize(layout, tokens);
-    int blocks = (int) blocksFor(layout, tokens);
-    if (cache.blockCount() < blocks) {
-      throw new IllegalArgumentException(tokens + " tokens need " + blocks + " blocks, cache has "
-          + cache.blockCount());
-    }
-    Writer writer = new Writer(cache, blocks, header(layout, modelFingerprint, tokens, blocks));
-    List<Buffer> chunks = new ArrayList<>((int) ((total + maxChunkBytes - 1) / maxChunkBytes));
-    // Buffer.buffer(byte[]) would copy anyway, so fill a small reused window and append it: no
-    // chunk-sized garbage next to the chunks themselves.
-    byte[] window = new byte[(int) Math.min(WINDOW_BYTES, Math.min(maxChunkBytes, total))];
-    for (long done = 0; done < total; ) {
-      int len = (int) Math.min(maxChunkBytes, total - done);
-      Buffer chunk = Buffer.buffer(len);
-      for (int filled = 0; filled < len; ) {
-        int n = Math.min(window.length, len - filled);
-        writer.fill(window, n);
-        chunk.appendBytes(window, 0, n);
-        filled += n;
-      }
-      chunks.add(chunk);
-      done += len;
-    }
-    return chunks;
-  }
-
-  private static byte[] header(KvLayout layout, long fingerprint, int tokens, int blocks) {
-    ByteBuffer h = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-    h.putInt(MAGIC).putShort((short) VERSION).put((byte) DTYPE_FLOAT32).put((byte) 0).putLong(fingerprint)
-        .putInt(layout.layers()).putInt(layout.kvHeads()).putInt(layout.headDim()).putInt(layout.blockSize())
-        .putInt(tokens).putInt(blocks);
-    return h.array();
-  }
-
-  /**
-   * Walks the stream header → floats → trailer, one window at a time. A float or the trailer may
-   * straddle two windows: its bytes wait in {@code pending}.
-   */
-  private static final class Writer {
-    private final KvCache cache;
-    private final int blocks;
-    private final byte[] header;
-    private final CRC32C crc = new CRC32C();
-    private final ByteBuffer pending = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).limit(0);
-    private int headerPos;
-    private int block;
-    private int floatPos;
-    private boolean trailerStarted;
-
-    Writer(KvCache cache, int blocks, byte[] header) {
-      this.cache = cache;
-      this.blocks = blocks;
-      this.header = header;
-    }
-
-    /** Writes the next {@code len} bytes of the stream into {@code dst[0, len)}. */
-    void fill(byte[] dst, int len) {
-      ByteBuffer out = ByteBuffer.wrap(dst, 0, len).order(ByteOrder.LITTLE_ENDIAN);
-      while (out.hasRemaining()) {
-        if (pending.hasRemaining()) {
-          int n = Math.min(pending.remaining(), out.remaining());
-          out.put(pending.array(), pending.position(), n);
-          pending.position(pending.position() + n);
-        } else if (headerPos < header.length) {
-          int n = Math.min(header.length - headerPos, out.remaining());
-          out.put(header, headerPos, n);
-          headerPos += n;
-        } else if (block < blocks) {
-          float[] b = cache.block(block);
-          int whole = Math.min(out.remaining() / Float.BYTES, b.length - floatPos);
-          if (whole > 0) {
-            out.asFloatBuffer().put(b, floatPos, whole);
-            out.position(out.position() + whole * Float.BYTES);
-            floatPos += whole;
-          } else {
-            pending.clear();
-            pending.putFloat(0, b[floatPos++]).limit(Float.BYTES);
-          }
-          if (floatPos == b.length) {
-            block++;
-            floatPos = 0;
-          }
-        } else if (!trailerStarted) {
-          crc.update(dst, 0, out.position());
-          trailerStarted = true;
-          pending.clear();
-          pending.putInt(0, (int) crc.getValue()).limit(TRAILER_BYTES);
-        } else {
-          throw new IllegalStateException("window runs past the end of the stream");
+    /** Exact byte length of the stream for {@code tokenCount} tokens: lets a sender check a limit before encoding. */
+    public static long encodedSize(KvLayout layout, int tokenCount) {
+        if (tokenCount <= 0) {
+            throw new IllegalArgumentException("tokenCount must be positive, got " + tokenCount);
         }
-      }
-      if (!trailerStarted) {
-        crc.update(dst, 0, len);
-      }
+        long payload = Math.multiplyExact(blocksFor(layout, tokenCount), layout.blockBytes());
+        return Math.addExact(HEADER_BYTES + TRAILER_BYTES, payload);
     }
-  }
+
+    /** ceil(tokens / blockSize) without the int overflow of {@link KvLayout#blocksFor} near Integer.MAX_VALUE. */
+    static long blocksFor(KvLayout layout, long tokens) {
+        return (tokens + layout.blockSize() - 1) / layout.blockSize();
+    }
+
+    /**
+     * Encodes the first {@code cache.length()} tokens of {@code cache} into chunks of at most
+     * {@code maxChunkBytes} (all full except the last).
+     */
+    public static List<Buffer> encode(KvCache cache, long modelFingerprint, int maxChunkBytes) {
+        if (maxChunkBytes < MIN_CHUNK_BYTES) {
+            throw new IllegalArgumentException(
+                    "maxChunkBytes must be at least " + MIN_CHUNK_BYTES + ", got " + maxChunkBytes);
+        }
+        KvLayout layout = cache.layout();
+        int tokens = cache.length();
+        long total = encodedSize(layout, tokens);
+        int blocks = (int) blocksFor(layout, tokens);
+        if (cache.blockCount() < blocks) {
+            throw new IllegalArgumentException(
+                    tokens + " tokens need " + blocks + " blocks, cache has " + cache.blockCount());
+        }
+        Writer writer = new Writer(cache, blocks, header(layout, modelFingerprint, tokens, blocks));
+        List<Buffer> chunks = new ArrayList<>((int) ((total + maxChunkBytes - 1) / maxChunkBytes));
+        // Buffer.buffer(byte[]) would copy anyway, so fill a small reused window and append it: no
+        // chunk-sized garbage next to the chunks themselves.
+        byte[] window = new byte[(int) Math.min(WINDOW_BYTES, Math.min(maxChunkBytes, total))];
+        for (long done = 0; done < total; ) {
+            int len = (int) Math.min(maxChunkBytes, total - done);
+            Buffer chunk = Buffer.buffer(len);
+            for (int filled = 0; filled < len; ) {
+                int n = Math.min(window.length, len - filled);
+                writer.fill(window, n);
+                chunk.appendBytes(window, 0, n);
+                filled += n;
+            }
+            chunks.add(chunk);
+            done += len;
+        }
+        return chunks;
+    }
+
+    private static byte[] header(KvLayout layout, long fingerprint, int tokens, int blocks) {
+        ByteBuffer h = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        h.putInt(MAGIC)
+                .putShort((short) VERSION)
+                .put((byte) DTYPE_FLOAT32)
+                .put((byte) 0)
+                .putLong(fingerprint)
+                .putInt(layout.layers())
+                .putInt(layout.kvHeads())
+                .putInt(layout.headDim())
+                .putInt(layout.blockSize())
+                .putInt(tokens)
+                .putInt(blocks);
+        return h.array();
+    }
+
+    /**
+     * Walks the stream header → floats → trailer, one window at a time. A float or the trailer may
+     * straddle two windows: its bytes wait in {@code pending}.
+     */
+    private static final class Writer {
+        private final KvCache cache;
+        private final int blocks;
+        private final byte[] header;
+        private final CRC32C crc = new CRC32C();
+        private final ByteBuffer pending =
+                ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).limit(0);
+        private int headerPos;
+        private int block;
+        private int floatPos;
+        private boolean trailerStarted;
+
+        Writer(KvCache cache, int blocks, byte[] header) {
+            this.cache = cache;
+            this.blocks = blocks;
+            this.header = header;
+        }
+
+        /** Writes the next {@code len} bytes of the stream into {@code dst[0, len)}. */
+        void fill(byte[] dst, int len) {
+            ByteBuffer out = ByteBuffer.wrap(dst, 0, len).order(ByteOrder.LITTLE_ENDIAN);
+            while (out.hasRemaining()) {
+                if (pending.hasRemaining()) {
+                    int n = Math.min(pending.remaining(), out.remaining());
+                    out.put(pending.array(), pending.position(), n);
+                    pending.position(pending.position() + n);
+                } else if (headerPos < header.length) {
+                    int n = Math.min(header.length - headerPos, out.remaining());
+                    out.put(header, headerPos, n);
+                    headerPos += n;
+                } else if (block < blocks) {
+                    float[] b = cache.block(block);
+                    int whole = Math.min(out.remaining() / Float.BYTES, b.length - floatPos);
+                    if (whole > 0) {
+                        out.asFloatBuffer().put(b, floatPos, whole);
+                        out.position(out.position() + whole * Float.BYTES);
+                        floatPos += whole;
+                    } else {
+                        pending.clear();
+                        pending.putFloat(0, b[floatPos++]).limit(Float.BYTES);
+                    }
+                    if (floatPos == b.length) {
+                        block++;
+                        floatPos = 0;
+                    }
+                } else if (!trailerStarted) {
+                    crc.update(dst, 0, out.position());
+                    trailerStarted = true;
+                    pending.clear();
+                    pending.putInt(0, (int) crc.getValue()).limit(TRAILER_BYTES);
+                } else {
+                    throw new IllegalStateException("window runs past the end of the stream");
+                }
+            }
+            if (!trailerStarted) {
+                crc.update(dst, 0, len);
+            }
+        }
+    }
 }

@@ -6,33 +6,33 @@ package dev.tandem.worker.kv;
  */
 public final class KvTransferException extends Exception {
 
-  public enum Reason {
-    BAD_MAGIC,
-    BAD_VERSION,
-    BAD_DTYPE,
-    /** The KV was computed by different weights than the receiver's. */
-    MODEL_MISMATCH,
-    LAYOUT_MISMATCH,
-    /** Token or block counts that are impossible or inconsistent. */
-    BAD_HEADER,
-    /** Declared size is over the per-request KV limit; rejected before the body is buffered. */
-    TOO_LARGE,
-    /** More bytes arrived than the header declared. */
-    OVERSIZED,
-    /** The stream ended before the declared size. */
-    TRUNCATED,
-    /** CRC32C of the stream does not match its trailer. */
-    CORRUPTED
-  }
+    public enum Reason {
+        BAD_MAGIC,
+        BAD_VERSION,
+        BAD_DTYPE,
+        /** The KV was computed by different weights than the receiver's. */
+        MODEL_MISMATCH,
+        LAYOUT_MISMATCH,
+        /** Token or block counts that are impossible or inconsistent. */
+        BAD_HEADER,
+        /** Declared size is over the per-request KV limit; rejected before the body is buffered. */
+        TOO_LARGE,
+        /** More bytes arrived than the header declared. */
+        OVERSIZED,
+        /** The stream ended before the declared size. */
+        TRUNCATED,
+        /** CRC32C of the stream does not match its trailer. */
+        CORRUPTED
+    }
 
-  private final Reason reason;
+    private final Reason reason;
 
-  public KvTransferException(Reason reason, String message) {
-    super(reason + ": " + message);
-    this.reason = reason;
-  }
+    public KvTransferException(Reason reason, String message) {
+        super(reason + ": " + message);
+        this.reason = reason;
+    }
 
-  public Reason reason() {
-    return reason;
-  }
+    public Reason reason() {
+        return reason;
+    }
 }

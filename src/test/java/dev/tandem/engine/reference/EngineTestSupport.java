@@ -9,32 +9,31 @@ import dev.tandem.engine.SamplingParams;
 import java.util.List;
 
 final class EngineTestSupport {
-  private EngineTestSupport() {
-  }
+    private EngineTestSupport() {}
 
-  static int[] bits(float[] values) {
-    int[] out = new int[values.length];
-    for (int i = 0; i < values.length; i++) {
-      out[i] = Float.floatToIntBits(values[i]);
+    static int[] bits(float[] values) {
+        int[] out = new int[values.length];
+        for (int i = 0; i < values.length; i++) {
+            out[i] = Float.floatToIntBits(values[i]);
+        }
+        return out;
     }
-    return out;
-  }
 
-  static void assertBitIdentical(float[] expected, float[] actual, String what) {
-    assertArrayEquals(bits(expected), bits(actual), what);
-  }
-
-  /** Greedy generation of {@code steps} tokens after the prompt: prefill, then decode steps of batch 1. */
-  static int[] generate(Engine engine, int[] prompt, int steps) {
-    KvCache cache = engine.newCache();
-    float[] logits = engine.prefill(cache, prompt, () -> false);
-    int[] out = new int[steps];
-    for (int i = 0; i < steps; i++) {
-      out[i] = Sampler.sample(logits, SamplingParams.GREEDY, cache.length());
-      if (i + 1 < steps) {
-        logits = engine.decodeStep(List.of(cache), new int[] {out[i]})[0];
-      }
+    static void assertBitIdentical(float[] expected, float[] actual, String what) {
+        assertArrayEquals(bits(expected), bits(actual), what);
     }
-    return out;
-  }
+
+    /** Greedy generation of {@code steps} tokens after the prompt: prefill, then decode steps of batch 1. */
+    static int[] generate(Engine engine, int[] prompt, int steps) {
+        KvCache cache = engine.newCache();
+        float[] logits = engine.prefill(cache, prompt, () -> false);
+        int[] out = new int[steps];
+        for (int i = 0; i < steps; i++) {
+            out[i] = Sampler.sample(logits, SamplingParams.GREEDY, cache.length());
+            if (i + 1 < steps) {
+                logits = engine.decodeStep(List.of(cache), new int[] {out[i]})[0];
+            }
+        }
+        return out;
+    }
 }

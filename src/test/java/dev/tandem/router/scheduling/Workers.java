@@ -7,27 +7,26 @@ import dev.tandem.protocol.WorkerView;
 
 /** Fixture workers for scheduling tests: one model (fingerprint 7) unless a test says otherwise. */
 final class Workers {
-  static final long FINGERPRINT = 7;
+    static final long FINGERPRINT = 7;
 
-  private Workers() {
-  }
+    private Workers() {}
 
-  /** A worker with {@code inFlight} requests dispatched to it and an idle heartbeat. */
-  static WorkerView w(String id, int inFlight) {
-    return view(id, inFlight, WorkerLoad.IDLE, false, FINGERPRINT);
-  }
+    /** A worker with {@code inFlight} requests dispatched to it and an idle heartbeat. */
+    static WorkerView w(String id, int inFlight) {
+        return view(id, inFlight, WorkerLoad.IDLE, false, FINGERPRINT);
+    }
 
-  static WorkerView draining(String id, int inFlight) {
-    return view(id, inFlight, WorkerLoad.IDLE, true, FINGERPRINT);
-  }
+    static WorkerView draining(String id, int inFlight) {
+        return view(id, inFlight, WorkerLoad.IDLE, true, FINGERPRINT);
+    }
 
-  /** A worker whose last heartbeat reported {@code load}. */
-  static WorkerView reporting(String id, int inFlight, WorkerLoad load) {
-    return view(id, inFlight, load, false, FINGERPRINT);
-  }
+    /** A worker whose last heartbeat reported {@code load}. */
+    static WorkerView reporting(String id, int inFlight, WorkerLoad load) {
+        return view(id, inFlight, load, false, FINGERPRINT);
+    }
 
-  static WorkerView view(String id, int inFlight, WorkerLoad load, boolean draining, long fingerprint) {
-    WorkerRole role = id.startsWith("p") ? WorkerRole.PREFILL : WorkerRole.DECODE;
-    return new WorkerView(new WorkerDescriptor(id, role, "m", fingerprint, "node-1", 8, draining, load), inFlight);
-  }
+    static WorkerView view(String id, int inFlight, WorkerLoad load, boolean draining, long fingerprint) {
+        WorkerRole role = id.startsWith("p") ? WorkerRole.PREFILL : WorkerRole.DECODE;
+        return new WorkerView(new WorkerDescriptor(id, role, "m", fingerprint, "node-1", 8, draining, load), inFlight);
+    }
 }

@@ -1,5 +1,6 @@
 package dev.tandem.router;
 
+import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.WorkerFailure;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
@@ -85,6 +86,9 @@ final class RetryPolicy {
     static boolean retryable(Throwable cause) {
         if (cause instanceof ReplyException re && re.failureType() != ReplyFailure.RECIPIENT_FAILURE) {
             return true; // timeout or no handler: the worker is gone or stuck
+        }
+        if (cause instanceof ProtocolException) {
+            return true; // a malformed answer: that worker is broken, another may not be
         }
         WorkerFailure f = WorkerFailure.of(cause);
         return f == WorkerFailure.INTERNAL

@@ -45,6 +45,8 @@ final class CoreHarness {
 
     boolean holdIds;
     final List<Promise<Long>> pendingIds = new ArrayList<>();
+    /** Every request submitted, in order. */
+    final List<Submitted> submitted = new ArrayList<>();
 
     CoreHarness(int prefillWorkers, int decodeWorkers) {
         this(prefillWorkers, decodeWorkers, TandemConfig.defaults().router());
@@ -108,15 +110,33 @@ final class CoreHarness {
         }
     }
 
-    /** Submits "hi" for {@code maxTokens} tokens (greedy), with an optional session key. */
-    Submitted submit(int maxTokens, String session) {
+    /** Submits "hi" for {@code maxTokens} tokens (greedy), with an optional session key and stop strings. */
+    Submitted submit(int maxTokens, String session, String... stops) {
         int[] prompt = ByteTokenizer.INSTANCE.encode("hi", true);
         RecordingSink sink = new RecordingSink();
         GenerationRequest request =
-                new GenerationRequest(prompt, maxTokens, Sampling.GREEDY, new int[0], List.of(), session);
+                new GenerationRequest(prompt, maxTokens, Sampling.GREEDY, new int[0], List.of(stops), session);
         RequestRouter.Handle handle = router.submit(request, sink);
         loop.runPending();
-        return new Submitted(sink, handle, prompt);
+        Submitted submitted = new Submitted(sink, handle, prompt);
+        this.submitted.add(submitted);
+        return submitted;
+    }
+
+    /** Runs prefill {@code n} to its first token and has its decode worker accept the request; its decode worker. */
+    String decoding(int n, int firstToken) {
+        workers.prefillDone(n, firstToken);
+        loop.runPending();
+        workers.decodeStart(workers.decodeStarts.size()).answer.complete();
+        return workers.prefill(n).message.decodeWorkerId();
+    }
+
+    /** This router's requests in flight per worker, as "d1=1,p1=1" (sorted; empty when none). */
+    String loads() {
+        return new java.util.TreeMap<>(loads.snapshot())
+                .entrySet().stream()
+                        .map(e -> e.getKey() + "=" + e.getValue())
+                        .collect(java.util.stream.Collectors.joining(","));
     }
 
     Submitted submit(int maxTokens) {
@@ -152,9 +172,18 @@ final class CoreHarness {
         return registry.counter("tandem.requests", "outcome", outcome).count();
     }
 
-    /** Nothing is held once every request ended: no load, no admission, no entry, no timer. */
+    /**
+     * Nothing is held once every request ended — no load, no admission, no entry, no timer — and every
+     * client heard exactly one ending (none when it cancelled).
+     */
     String leftovers() {
         List<String> left = new ArrayList<>();
+        for (Submitted r : submitted) {
+            int expected = r.sink().outcome().equals("open") ? 0 : 1;
+            if (r.sink().endings != expected) {
+                left.add("request " + r.id() + " ended " + r.sink().endings + " times");
+            }
+        }
         if (loads.total() != 0) {
             left.add("load " + loads.snapshot());
         }

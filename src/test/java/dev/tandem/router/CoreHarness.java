@@ -2,7 +2,6 @@ package dev.tandem.router;
 
 import dev.tandem.cluster.SessionAffinity;
 import dev.tandem.config.RouterSettings;
-import dev.tandem.config.SchedulerSettings;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.reference.ByteTokenizer;
 import dev.tandem.metrics.RouterMetrics;
@@ -59,19 +58,7 @@ final class CoreHarness {
         for (int i = 1; i <= decodeWorkers; i++) {
             decode.add(worker("d" + i, WorkerRole.DECODE));
         }
-        PairScheduler pairs = new PairScheduler(
-                role -> views(role == WorkerRole.PREFILL ? prefill : decode),
-                SchedulingPlugins.profile(
-                        "prefill",
-                        new SchedulerSettings(
-                                List.of("not-draining"),
-                                List.of(new SchedulerSettings.WeightedPlugin("least-loaded", 1)))),
-                SchedulingPlugins.profile(
-                        "decode",
-                        new SchedulerSettings(
-                                List.of("not-draining"),
-                                List.of(new SchedulerSettings.WeightedPlugin("session-affinity", 1)))),
-                SchedulingObserver.NONE);
+        PairScheduler pairs = defaultScheduler(role -> views(role == WorkerRole.PREFILL ? prefill : decode));
         router = RequestRouter.builder()
                 .loop(loop)
                 .dispatcher(workers)
@@ -81,6 +68,16 @@ final class CoreHarness {
                 .settings(settings, new RouterIdentity("router-t", "node-t"))
                 .model(ByteTokenizer.INSTANCE, CONTEXT)
                 .build();
+    }
+
+    /** A pair scheduler with the default profiles (least-loaded prefill; affinity, else round-robin, decode). */
+    static PairScheduler defaultScheduler(java.util.function.Function<WorkerRole, List<WorkerView>> workers) {
+        RouterSettings defaults = TandemConfig.defaults().router();
+        return new PairScheduler(
+                workers,
+                SchedulingPlugins.profile("prefill", defaults.prefill()),
+                SchedulingPlugins.profile("decode", defaults.decode()),
+                SchedulingObserver.NONE);
     }
 
     private static WorkerView worker(String id, WorkerRole role) {

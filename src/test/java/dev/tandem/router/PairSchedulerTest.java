@@ -2,13 +2,10 @@ package dev.tandem.router;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.tandem.config.SchedulerSettings;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
 import dev.tandem.protocol.WorkerView;
-import dev.tandem.router.scheduling.SchedulingObserver;
-import dev.tandem.router.scheduling.SchedulingPlugins;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -70,19 +67,7 @@ class PairSchedulerTest {
             String name, List<String> prefill, List<String> decode, Set<String> avoid, String expected) {
         List<WorkerView> p = workers(WorkerRole.PREFILL, prefill);
         List<WorkerView> d = workers(WorkerRole.DECODE, decode);
-        PairScheduler scheduler = new PairScheduler(
-                role -> role == WorkerRole.PREFILL ? p : d,
-                SchedulingPlugins.profile(
-                        "prefill",
-                        new SchedulerSettings(
-                                List.of("not-draining"),
-                                List.of(new SchedulerSettings.WeightedPlugin("least-loaded", 1)))),
-                SchedulingPlugins.profile(
-                        "decode",
-                        new SchedulerSettings(
-                                List.of("not-draining"),
-                                List.of(new SchedulerSettings.WeightedPlugin("session-affinity", 1)))),
-                SchedulingObserver.NONE);
+        PairScheduler scheduler = CoreHarness.defaultScheduler(role -> role == WorkerRole.PREFILL ? p : d);
         PairScheduler.Choice c = scheduler.choose(null, null, 10, avoid);
         assertEquals(
                 expected,

@@ -23,6 +23,9 @@ public final class Addresses {
      * SockJS client (the web console) listens; bridge clients may only receive on it.
      */
     public static final String CONSOLE_CLUSTER = "tandem.console.cluster";
+    /** Every worker with a KV cache publishes its {@link KvCacheEvents} here; every router listens. */
+    public static final String KV_EVENTS = "tandem.kv.events";
+
     /** Prefix of the addresses bridge clients register to receive their tokens. */
     public static final String CLIENT_PREFIX = "tandem.client.";
     /** {@link #CLIENT_PREFIX} and at least one more character, as a bridge permission regex. */
@@ -106,6 +109,11 @@ public final class Addresses {
     /** Puts a worker into drain ({@code {"draining": true}}) or back into service; the reply is its status. */
     public static String workerDrain(String workerId) {
         return WORKER + workerId + ".drain";
+    }
+
+    /** A worker's {@link KvCacheSnapshot}: every block its KV caches hold (the body is {@code {}}). */
+    public static String kvSnapshot(String workerId) {
+        return WORKER + workerId + ".kv-snapshot";
     }
 
     /** A worker's status: active sequences, parked KV, bytes held. */

@@ -84,6 +84,41 @@ final class JsonFields {
         return out;
     }
 
+    static long[] requiredLongs(JsonObject json, String field) {
+        Object v = json.getValue(field);
+        if (!(v instanceof JsonArray array)) {
+            throw new ProtocolException("field '" + field + "' must be an array of integers");
+        }
+        long[] out = new long[array.size()];
+        for (int i = 0; i < out.length; i++) {
+            Object e = array.getValue(i);
+            if (!(e instanceof Integer || e instanceof Long)) {
+                throw new ProtocolException("field '" + field + "' must be an array of 64-bit integers");
+            }
+            out[i] = ((Number) e).longValue();
+        }
+        return out;
+    }
+
+    static JsonArray longs(long[] values) {
+        JsonArray array = new JsonArray();
+        for (long v : values) {
+            array.add(v);
+        }
+        return array;
+    }
+
+    static boolean optionalBoolean(JsonObject json, String field, boolean dflt) {
+        Object v = json.getValue(field);
+        if (v == null) {
+            return dflt;
+        }
+        if (!(v instanceof Boolean b)) {
+            throw new ProtocolException("field '" + field + "' must be a boolean");
+        }
+        return b;
+    }
+
     static JsonArray ints(int[] values) {
         JsonArray array = new JsonArray(new java.util.ArrayList<>(values.length));
         for (int v : values) {

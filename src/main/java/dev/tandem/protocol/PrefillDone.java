@@ -2,8 +2,17 @@ package dev.tandem.protocol;
 
 import io.vertx.core.json.JsonObject;
 
-/** PREFILL_DONE: the KV is on the decode worker (acknowledged) and here is the first generated token. */
-public record PrefillDone(long requestId, int firstToken, int promptTokens, long kvBytes, long prefillMicros) {
+/**
+ * PREFILL_DONE: the KV is on the decode worker (acknowledged) and here is the first generated token.
+ * {@code kvBytes} is what was shipped; {@code cachedTokens} the prompt tokens whose KV was reused instead
+ * of computed (from this worker's prefix cache, or already on the decode worker).
+ */
+public record PrefillDone(
+        long requestId, int firstToken, int promptTokens, long kvBytes, long prefillMicros, int cachedTokens) {
+
+    public PrefillDone(long requestId, int firstToken, int promptTokens, long kvBytes, long prefillMicros) {
+        this(requestId, firstToken, promptTokens, kvBytes, prefillMicros, 0);
+    }
 
     public static final JsonCodec<PrefillDone> CODEC = new JsonCodec<>() {
         @Override
@@ -13,7 +22,8 @@ public record PrefillDone(long requestId, int firstToken, int promptTokens, long
                     .put("first_token", r.firstToken)
                     .put("prompt_tokens", r.promptTokens)
                     .put("kv_bytes", r.kvBytes)
-                    .put("prefill_us", r.prefillMicros);
+                    .put("prefill_us", r.prefillMicros)
+                    .put("cached_tokens", r.cachedTokens);
         }
 
         @Override
@@ -23,7 +33,8 @@ public record PrefillDone(long requestId, int firstToken, int promptTokens, long
                     JsonFields.requiredInt(json, "first_token"),
                     JsonFields.requiredInt(json, "prompt_tokens"),
                     JsonFields.requiredLong(json, "kv_bytes"),
-                    JsonFields.requiredLong(json, "prefill_us"));
+                    JsonFields.requiredLong(json, "prefill_us"),
+                    JsonFields.optionalInt(json, "cached_tokens", 0));
         }
     };
 }

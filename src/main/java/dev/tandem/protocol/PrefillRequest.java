@@ -7,9 +7,30 @@ import io.vertx.core.json.JsonObject;
  * token. The prefill worker never talks to the router except through the reply. {@code routerNode} is
  * the router's cluster member (null if unknown): when that member leaves, the work is dropped.
  * {@code attempt} numbers the router's dispatches of the request; the KV chunks carry it on.
+ * {@code decodeCachedBlocks}: {@link #NO_DECODE_CACHE} when the decode worker announces no KV cache (it
+ * gets the whole KV, TKV1), else how many of the prompt's leading blocks the router believes it holds
+ * (the rest is shipped, TKV2; the decode worker asks for more if it lost some). When the decode worker
+ * is this worker itself, it prefills locally and ships nothing.
  */
 public record PrefillRequest(
-        long requestId, int[] promptTokens, String decodeWorkerId, Sampling sampling, String routerNode, int attempt) {
+        long requestId,
+        int[] promptTokens,
+        String decodeWorkerId,
+        Sampling sampling,
+        String routerNode,
+        int attempt,
+        int decodeCachedBlocks) {
+    public static final int NO_DECODE_CACHE = -1;
+
+    public PrefillRequest(
+            long requestId,
+            int[] promptTokens,
+            String decodeWorkerId,
+            Sampling sampling,
+            String routerNode,
+            int attempt) {
+        this(requestId, promptTokens, decodeWorkerId, sampling, routerNode, attempt, NO_DECODE_CACHE);
+    }
 
     public PrefillRequest(
             long requestId, int[] promptTokens, String decodeWorkerId, Sampling sampling, String routerNode) {
@@ -19,13 +40,16 @@ public record PrefillRequest(
     public static final JsonCodec<PrefillRequest> CODEC = new JsonCodec<>() {
         @Override
         public JsonObject encode(PrefillRequest r) {
-            return new JsonObject()
+            JsonObject json = new JsonObject()
                     .put("request_id", r.requestId)
                     .put("prompt_tokens", JsonFields.ints(r.promptTokens))
                     .put("decode_worker", r.decodeWorkerId)
                     .put("sampling", SamplingCodec.INSTANCE.encode(r.sampling))
                     .put("router_node", r.routerNode)
                     .put("attempt", r.attempt);
+            return r.decodeCachedBlocks == NO_DECODE_CACHE
+                    ? json
+                    : json.put("decode_cached_blocks", r.decodeCachedBlocks);
         }
 
         @Override
@@ -36,7 +60,8 @@ public record PrefillRequest(
                     JsonFields.requiredString(json, "decode_worker"),
                     SamplingCodec.INSTANCE.decode(JsonFields.requiredObject(json, "sampling")),
                     JsonFields.optionalString(json, "router_node"),
-                    JsonFields.optionalInt(json, "attempt", 0));
+                    JsonFields.optionalInt(json, "attempt", 0),
+                    JsonFields.optionalInt(json, "decode_cached_blocks", NO_DECODE_CACHE));
         }
     };
 }

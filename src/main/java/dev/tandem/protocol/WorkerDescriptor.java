@@ -15,12 +15,26 @@ public record WorkerDescriptor(
         String nodeId,
         int maxBatch,
         boolean draining,
-        WorkerLoad load) {
+        WorkerLoad load,
+        CacheSpec cache) {
+
+    /** A worker that announces no KV cache. */
+    public WorkerDescriptor(
+            String workerId,
+            WorkerRole role,
+            String model,
+            long modelFingerprint,
+            String nodeId,
+            int maxBatch,
+            boolean draining,
+            WorkerLoad load) {
+        this(workerId, role, model, modelFingerprint, nodeId, maxBatch, draining, load, null);
+    }
 
     public static final JsonCodec<WorkerDescriptor> CODEC = new JsonCodec<>() {
         @Override
         public JsonObject encode(WorkerDescriptor d) {
-            return new JsonObject()
+            JsonObject json = new JsonObject()
                     .put("worker_id", d.workerId)
                     .put("role", d.role.wireName())
                     .put("model", d.model)
@@ -29,6 +43,10 @@ public record WorkerDescriptor(
                     .put("max_batch", d.maxBatch)
                     .put("draining", d.draining)
                     .put("load", WorkerLoad.CODEC.encode(d.load));
+            if (d.cache != null) {
+                json.put("kv_cache", CacheSpec.CODEC.encode(d.cache));
+            }
+            return json;
         }
 
         @Override
@@ -48,7 +66,11 @@ public record WorkerDescriptor(
                     // Optional: a worker in another language may leave it out.
                     json.getValue("load") == null
                             ? WorkerLoad.IDLE
-                            : WorkerLoad.CODEC.decode(JsonFields.requiredObject(json, "load")));
+                            : WorkerLoad.CODEC.decode(JsonFields.requiredObject(json, "load")),
+                    // Optional: a worker without a KV cache announces none.
+                    json.getValue("kv_cache") == null
+                            ? null
+                            : CacheSpec.CODEC.decode(JsonFields.requiredObject(json, "kv_cache")));
         }
     };
 }

@@ -35,6 +35,8 @@ final class ActiveRequest implements RequestRouter.Handle {
     final Set<String> failedWorkers = new LinkedHashSet<>();
     /** Workers that refused this request for lack of room (their queue or KV memory was full). */
     final Set<String> refusedForCapacity = new LinkedHashSet<>();
+    /** Prompt tokens whose KV was reused rather than computed (PREFILL_DONE of the first token). */
+    int cachedTokens;
     /** True once the stream moved to another decode worker after tokens had been sent. */
     boolean failedOver;
     /** When the first and the latest token reached the router (0 before the first). */

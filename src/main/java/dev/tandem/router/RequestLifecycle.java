@@ -157,6 +157,11 @@ final class RequestLifecycle {
         LOG.fine(() -> "request " + a.id + " prefilled: " + done);
         int first = done.firstToken();
         int index = a.seqOffset;
+        if (index == 0) {
+            // What the client is told was reused: the prefill of its own prompt (a failover's re-prefill
+            // of prompt + output does not count).
+            a.cachedTokens = Math.min(done.cachedTokens(), a.request.promptTokens().length);
+        }
         StopCondition.Outcome outcome = a.firstTokenStop.check(first, index + 1);
         int[] tokens = outcome == StopCondition.Outcome.STOP ? new int[0] : new int[] {first};
         if (outcome.finished()) {
@@ -301,7 +306,8 @@ final class RequestLifecycle {
                     a.sink.onTokens(new int[0], tail);
                 }
                 a.sink.onFinish(
-                        a.stream.finishReason(), new Usage(a.request.promptTokens().length, a.stream.delivered()));
+                        a.stream.finishReason(),
+                        new Usage(a.request.promptTokens().length, a.stream.delivered(), a.cachedTokens));
             });
         } else if (failure != null) {
             a.sink.onError(failure);

@@ -2,8 +2,16 @@ package dev.tandem.router;
 
 import io.vertx.core.json.JsonObject;
 
-/** Token counts of a finished request, as OpenAI reports them. */
-public record Usage(int promptTokens, int completionTokens) {
+/**
+ * Token counts of a finished request, as OpenAI reports them. {@code cachedTokens}: prompt tokens whose
+ * KV was reused rather than computed ({@code prompt_tokens_details.cached_tokens}).
+ */
+public record Usage(int promptTokens, int completionTokens, int cachedTokens) {
+
+    public Usage(int promptTokens, int completionTokens) {
+        this(promptTokens, completionTokens, 0);
+    }
+
     public int totalTokens() {
         return promptTokens + completionTokens;
     }
@@ -13,6 +21,7 @@ public record Usage(int promptTokens, int completionTokens) {
         return new JsonObject()
                 .put("prompt_tokens", promptTokens)
                 .put("completion_tokens", completionTokens)
-                .put("total_tokens", totalTokens());
+                .put("total_tokens", totalTokens())
+                .put("prompt_tokens_details", new JsonObject().put("cached_tokens", cachedTokens));
     }
 }

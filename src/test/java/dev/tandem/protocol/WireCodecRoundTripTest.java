@@ -22,6 +22,43 @@ class WireCodecRoundTripTest {
                         new PrefillRequest(Long.MAX_VALUE, new int[] {256, 72, 105}, "decode-1", SAMPLING, "node-7", 3),
                         "prompt_tokens"),
                 Arguments.of("PrefillDone", PrefillDone.CODEC, new PrefillDone(7, 42, 3, 98304, 1500), "first_token"),
+                Arguments.of(
+                        "PrefillDone(cached)",
+                        PrefillDone.CODEC,
+                        new PrefillDone(7, 42, 64, 4096, 900, 48),
+                        "kv_bytes"),
+                Arguments.of(
+                        "PrefillRequest(decode cache)",
+                        PrefillRequest.CODEC,
+                        new PrefillRequest(5, new int[] {256, 1, 2}, "decode-1", SAMPLING, "node-7", 2, 3),
+                        "decode_worker"),
+                Arguments.of("KvAck(need)", KvAck.CODEC, new KvAck(7, 512, 48, 2), "tokens"),
+                Arguments.of(
+                        "KvCacheEvents",
+                        KvCacheEvents.CODEC,
+                        new KvCacheEvents(
+                                "prefill-1", 9, new long[] {Long.MIN_VALUE, -1, 7}, new long[] {Long.MAX_VALUE}),
+                        "stored"),
+                Arguments.of(
+                        "KvCacheSnapshot",
+                        KvCacheSnapshot.CODEC,
+                        new KvCacheSnapshot("decode-2", 0, new long[] {123456789012345L}),
+                        "blocks"),
+                Arguments.of("CacheSpec", CacheSpec.CODEC, new CacheSpec(16, true), "block_size"),
+                Arguments.of(
+                        "WorkerDescriptor(cache)",
+                        WorkerDescriptor.CODEC,
+                        new WorkerDescriptor(
+                                "decode-1",
+                                WorkerRole.DECODE,
+                                "m",
+                                5,
+                                "node",
+                                64,
+                                false,
+                                WorkerLoad.IDLE,
+                                new CacheSpec(16, true)),
+                        "max_batch"),
                 Arguments.of("KvAck", KvAck.CODEC, new KvAck(7, 98304, 3), "bytes"),
                 Arguments.of(
                         "DecodeRequest",

@@ -1,0 +1,37 @@
+package dev.tandem.protocol;
+
+import io.vertx.core.json.JsonObject;
+
+/**
+ * What a worker's KV caches gained and lost since its previous batch of events, published to every
+ * router ({@link Addresses#KV_EVENTS}) so each keeps an index of which worker holds which block. Batches
+ * are numbered per worker from 1: a router that sees a gap (or starts late) asks the worker for a
+ * {@link KvCacheSnapshot} instead of guessing. {@code stored} and {@code removed} are block hashes
+ * ({@link BlockHashes}), applied in that order.
+ */
+public record KvCacheEvents(String workerId, long seq, long[] stored, long[] removed) {
+
+    public static final JsonCodec<KvCacheEvents> CODEC = new JsonCodec<>() {
+        @Override
+        public JsonObject encode(KvCacheEvents e) {
+            return new JsonObject()
+                    .put("worker_id", e.workerId)
+                    .put("seq", e.seq)
+                    .put("stored", JsonFields.longs(e.stored))
+                    .put("removed", JsonFields.longs(e.removed));
+        }
+
+        @Override
+        public KvCacheEvents decode(JsonObject json) {
+            long seq = JsonFields.requiredLong(json, "seq");
+            if (seq < 1) {
+                throw new ProtocolException("field 'seq' must be at least 1");
+            }
+            return new KvCacheEvents(
+                    JsonFields.requiredString(json, "worker_id"),
+                    seq,
+                    JsonFields.requiredLongs(json, "stored"),
+                    JsonFields.requiredLongs(json, "removed"));
+        }
+    };
+}

@@ -7,9 +7,10 @@ import io.vertx.core.json.JsonObject;
  * router ({@link Addresses#KV_EVENTS}) so each keeps an index of which worker holds which block. Batches
  * are numbered per worker from 1: a router that sees a gap (or starts late) asks the worker for a
  * {@link KvCacheSnapshot} instead of guessing. {@code stored} and {@code removed} are block hashes
- * ({@link BlockHashes}), applied in that order.
+ * ({@link BlockHashes}), applied in that order; {@code timeMillis} is the worker's wall clock when it
+ * sent the batch (a router's event lag).
  */
-public record KvCacheEvents(String workerId, long seq, long[] stored, long[] removed) {
+public record KvCacheEvents(String workerId, long seq, long timeMillis, long[] stored, long[] removed) {
 
     public static final JsonCodec<KvCacheEvents> CODEC = new JsonCodec<>() {
         @Override
@@ -17,6 +18,7 @@ public record KvCacheEvents(String workerId, long seq, long[] stored, long[] rem
             return new JsonObject()
                     .put("worker_id", e.workerId)
                     .put("seq", e.seq)
+                    .put("time", e.timeMillis)
                     .put("stored", JsonFields.longs(e.stored))
                     .put("removed", JsonFields.longs(e.removed));
         }
@@ -30,6 +32,7 @@ public record KvCacheEvents(String workerId, long seq, long[] stored, long[] rem
             return new KvCacheEvents(
                     JsonFields.requiredString(json, "worker_id"),
                     seq,
+                    JsonFields.requiredLong(json, "time"),
                     JsonFields.requiredLongs(json, "stored"),
                     JsonFields.requiredLongs(json, "removed"));
         }

@@ -8,7 +8,12 @@ import io.vertx.core.json.JsonObject;
  * every router replica has dispatched to it and not yet seen end. The one load model: what scheduling
  * plugins score and what the web console shows. A snapshot, never a live object.
  */
-public record WorkerView(WorkerDescriptor worker, int inFlight) {
+public record WorkerView(WorkerDescriptor worker, int inFlight, long inFlightPrefillTokens) {
+
+    /** Nothing known of the prompt tokens in flight. */
+    public WorkerView(WorkerDescriptor worker, int inFlight) {
+        this(worker, inFlight, 0);
+    }
 
     public String id() {
         return worker.workerId();
@@ -43,13 +48,20 @@ public record WorkerView(WorkerDescriptor worker, int inFlight) {
         public JsonObject encode(WorkerView v) {
             JsonObject json = WorkerDescriptor.CODEC.encode(v.worker);
             JsonObject load = (JsonObject) json.remove("load");
-            return json.mergeIn(load).put("in_flight", v.inFlight);
+            return json.mergeIn(load)
+                    .put("in_flight", v.inFlight)
+                    .put("in_flight_prefill_tokens", v.inFlightPrefillTokens);
         }
 
         @Override
         public WorkerView decode(JsonObject json) {
             JsonObject descriptor = json.copy().put("load", WorkerLoad.CODEC.encode(WorkerLoad.CODEC.decode(json)));
-            return new WorkerView(WorkerDescriptor.CODEC.decode(descriptor), JsonFields.requiredInt(json, "in_flight"));
+            return new WorkerView(
+                    WorkerDescriptor.CODEC.decode(descriptor),
+                    JsonFields.requiredInt(json, "in_flight"),
+                    json.getValue("in_flight_prefill_tokens") == null
+                            ? 0
+                            : JsonFields.requiredLong(json, "in_flight_prefill_tokens"));
         }
     };
 }

@@ -37,7 +37,9 @@ class WireCodecRoundTripTest {
                         "KvCacheEvents",
                         KvCacheEvents.CODEC,
                         new KvCacheEvents(
-                                "prefill-1", 9, new long[] {Long.MIN_VALUE, -1, 7}, new long[] {Long.MAX_VALUE}),
+                                "prefill-1", 9, 1764676800123L, new long[] {Long.MIN_VALUE, -1, 7}, new long[] {
+                                    Long.MAX_VALUE
+                                }),
                         "stored"),
                 Arguments.of(
                         "KvCacheSnapshot",

@@ -1,5 +1,6 @@
 package dev.tandem.router.scheduling;
 
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -9,6 +10,9 @@ import java.util.Set;
  * @param tick              a counter the caller advances per decision: round-robin without hidden state
  * @param avoid             workers that already failed this request
  * @param modelFingerprints the model fingerprints a worker may have (KV moves only within one), or null for any
+ * @param promptBlocks      full KV blocks in the prompt (0 when no worker announces a KV cache)
+ * @param cachedBlocks      per worker, how many of the prompt's leading blocks its KV caches hold (from
+ *                          the router's prefix index; a worker not in the map holds none)
  */
 public record SchedulingRequest(
         String sessionKey,
@@ -16,15 +20,34 @@ public record SchedulingRequest(
         int promptTokens,
         long tick,
         Set<String> avoid,
-        Set<Long> modelFingerprints) {
+        Set<Long> modelFingerprints,
+        int promptBlocks,
+        Map<String, Integer> cachedBlocks) {
 
     public SchedulingRequest {
         avoid = Set.copyOf(avoid);
         modelFingerprints = modelFingerprints == null ? null : Set.copyOf(modelFingerprints);
+        cachedBlocks = Map.copyOf(cachedBlocks);
+    }
+
+    /** Nothing known of cached prefixes. */
+    public SchedulingRequest(
+            String sessionKey,
+            String affinityWorkerId,
+            int promptTokens,
+            long tick,
+            Set<String> avoid,
+            Set<Long> modelFingerprints) {
+        this(sessionKey, affinityWorkerId, promptTokens, tick, avoid, modelFingerprints, 0, Map.of());
     }
 
     /** A first attempt, any model. */
     public SchedulingRequest(String sessionKey, String affinityWorkerId, int promptTokens, long tick) {
         this(sessionKey, affinityWorkerId, promptTokens, tick, Set.of(), null);
+    }
+
+    /** The prompt's leading blocks {@code workerId}'s caches hold. */
+    public int cachedBlocks(String workerId) {
+        return cachedBlocks.getOrDefault(workerId, 0);
     }
 }

@@ -13,6 +13,9 @@ package dev.tandem.config;
  *                               (a single prompt is always accepted by an idle worker)
  * @param maxWaitingSequences    sequences a decode worker holds beyond its batch, waiting for a slot; beyond,
  *                               it refuses new KV as over capacity
+ * @param prefixCacheBytes       KV memory a prefill worker keeps of computed prompt blocks for prompts that share
+ *                               their prefix (0 = no prefix cache); a decode worker keeps finished sequences' blocks
+ *                               within {@code kvCapacityBytes} instead
  * @param httpPort               port of a worker node's health and metrics server; -1 = none (so several
  *                               workers can share a machine), 0 = any free port
  */
@@ -26,6 +29,7 @@ public record WorkerSettings(
         long heartbeatMs,
         long registryTtlMs,
         long kvCapacityBytes,
+        long prefixCacheBytes,
         int maxQueuedPrefillTokens,
         int maxWaitingSequences,
         int httpPort) {
@@ -41,6 +45,7 @@ public record WorkerSettings(
                 s.integer("heartbeat-ms", 250L, 10, 60_000),
                 s.integer("registry-ttl-ms", 3_000L, 100, 600_000),
                 s.integer("kv-capacity-bytes", 4L << 30, 0, 1L << 44),
+                s.integer("prefix-cache-bytes", 1L << 30, 0, 1L << 44),
                 s.integer("max-queued-prefill-tokens", 65_536, 1, 1 << 30),
                 s.integer("max-waiting-sequences", 64, 0, 1 << 20),
                 s.integer("http-port", -1, -1, 65535));
@@ -62,6 +67,7 @@ public record WorkerSettings(
                 heartbeatMs,
                 registryTtlMs,
                 kvCapacityBytes,
+                prefixCacheBytes,
                 maxQueuedPrefillTokens,
                 maxWaitingSequences,
                 httpPort);
@@ -78,6 +84,7 @@ public record WorkerSettings(
                 heartbeatMs,
                 registryTtlMs,
                 kvCapacityBytes,
+                prefixCacheBytes,
                 maxQueuedPrefillTokens,
                 maxWaitingSequences,
                 httpPort);
@@ -94,6 +101,7 @@ public record WorkerSettings(
                 heartbeatMs,
                 registryTtlMs,
                 bytes,
+                prefixCacheBytes,
                 maxQueuedPrefillTokens,
                 maxWaitingSequences,
                 httpPort);
@@ -110,6 +118,7 @@ public record WorkerSettings(
                 heartbeatMs,
                 registryTtlMs,
                 kvCapacityBytes,
+                prefixCacheBytes,
                 maxQueuedPrefillTokens,
                 maxWaitingSequences,
                 httpPort);
@@ -126,9 +135,27 @@ public record WorkerSettings(
                 heartbeatMs,
                 registryTtlMs,
                 kvCapacityBytes,
+                prefixCacheBytes,
                 maxQueuedPrefillTokens,
                 maxWaitingSequences,
                 port);
+    }
+
+    public WorkerSettings withPrefixCacheBytes(long bytes) {
+        return new WorkerSettings(
+                kvBlockSize,
+                maxKvTransferBytes,
+                kvChunkBytes,
+                kvParkTimeoutMs,
+                maxBatch,
+                prefillConcurrency,
+                heartbeatMs,
+                registryTtlMs,
+                kvCapacityBytes,
+                bytes,
+                maxQueuedPrefillTokens,
+                maxWaitingSequences,
+                httpPort);
     }
 
     public WorkerSettings withHeartbeat(long heartbeatMs, long registryTtlMs) {
@@ -142,6 +169,7 @@ public record WorkerSettings(
                 heartbeatMs,
                 registryTtlMs,
                 kvCapacityBytes,
+                prefixCacheBytes,
                 maxQueuedPrefillTokens,
                 maxWaitingSequences,
                 httpPort);

@@ -9,11 +9,16 @@ import dev.tandem.worker.kv.KvTransferException.Reason;
 import io.vertx.core.buffer.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.List;
 import java.util.Objects;
 import java.util.zip.CRC32C;
 
 /**
- * Receives one {@link KvTransferCodec} stream, chunk by chunk, and rebuilds the {@link KvCache}.
+ * Receives one {@link KvTransferCodec} stream, chunk by chunk, and rebuilds the {@link KvCache}. A
+ * version 2 stream leaves out its first {@code startBlock} blocks: they come from the receiver's own
+ * cache ({@link PrefixSource}, matched on the stream's token ids); when it no longer holds them all,
+ * the stream is still read to its end and checked, but {@link #needFromBlock()} says where to resend
+ * from instead of a cache.
  * Every check happens as early as the bytes allow; after the first failure the assembler drops its
  * blocks and keeps failing with the same exception. Floats are decoded straight into the cache's
  * blocks, which are allocated as the stream reaches them, so memory never exceeds the declared size
@@ -22,9 +27,19 @@ import java.util.zip.CRC32C;
  * <p>Not thread-safe: feed one transfer from one thread (its event loop).
  */
 public final class KvTransferAssembler {
+    /** Where a version 2 stream's leading blocks come from on the receiving side. */
+    @FunctionalInterface
+    public interface PrefixSource {
+        /** Up to {@code blocks} leading blocks of the sequence {@code tokens}, in order; fewer when not held. */
+        List<float[]> prefix(int[] tokens, int blocks);
+
+        PrefixSource NONE = (tokens, blocks) -> List.of();
+    }
+
     private final KvLayout expectedLayout;
     private final long expectedFingerprint;
     private final long maxBytes;
+    private final PrefixSource prefixSource;
     private final CRC32C crc = new CRC32C();
 
     private final byte[] header = new byte[HEADER_BYTES];
@@ -34,6 +49,14 @@ public final class KvTransferAssembler {
     private long total = -1;
 
     private int tokenCount;
+    private int blockCount;
+    /** Version 2: start block and token ids, as they arrive; empty for version 1. */
+    private byte[] extension = new byte[0];
+
+    private int extensionFill;
+    private int[] tokenIds;
+    private int startBlock;
+    private int needFromBlock = -1;
 
     private KvCache cache;
     private float[] block;
@@ -51,7 +74,13 @@ public final class KvTransferAssembler {
 
     /** @param maxBytes the per-request KV limit, compared with the whole declared stream length */
     public KvTransferAssembler(KvLayout expectedLayout, long expectedFingerprint, long maxBytes) {
+        this(expectedLayout, expectedFingerprint, maxBytes, PrefixSource.NONE);
+    }
+
+    public KvTransferAssembler(
+            KvLayout expectedLayout, long expectedFingerprint, long maxBytes, PrefixSource prefixSource) {
         this.expectedLayout = Objects.requireNonNull(expectedLayout, "expectedLayout");
+        this.prefixSource = prefixSource;
         if (maxBytes <= 0) {
             throw new IllegalArgumentException("maxBytes must be positive, got " + maxBytes);
         }
@@ -81,10 +110,33 @@ public final class KvTransferAssembler {
         return received;
     }
 
+    /** Version 2: the sequence's token ids (one per cached position); null for version 1. */
+    public int[] tokens() {
+        return tokenIds;
+    }
+
+    /** Leading blocks the stream left out (0 for version 1). */
+    public int startBlock() {
+        return startBlock;
+    }
+
+    /**
+     * -1, or — for a version 2 stream whose left-out blocks this side no longer holds all of — the block
+     * to resend from (the leading blocks it does hold).
+     */
+    public int needFromBlock() {
+        return needFromBlock;
+    }
+
     /** The received cache, its length set to the sent token count; fails unless {@link #complete()}. */
     public KvCache finish() throws KvTransferException {
         if (failure != null) {
             throw failure;
+        }
+        if (needFromBlock >= 0) {
+            throw new KvTransferException(
+                    Reason.TRUNCATED,
+                    "the first " + startBlock + " blocks are not held here; resend from block " + needFromBlock);
         }
         if (!complete) {
             String got = total < 0
@@ -144,9 +196,11 @@ public final class KvTransferAssembler {
                     String.format("expected magic 0x%08x (\"TKV1\"), got 0x%08x", KvTransferCodec.MAGIC, magic));
         }
         int version = Short.toUnsignedInt(h.getShort());
-        if (version != KvTransferCodec.VERSION) {
+        if (version != KvTransferCodec.VERSION && version != KvTransferCodec.VERSION_INCREMENTAL) {
             throw new KvTransferException(
-                    Reason.BAD_VERSION, "unsupported version " + version + ", expected " + KvTransferCodec.VERSION);
+                    Reason.BAD_VERSION,
+                    "unsupported version " + version + ", expected " + KvTransferCodec.VERSION + " or "
+                            + KvTransferCodec.VERSION_INCREMENTAL);
         }
         int dtype = Byte.toUnsignedInt(h.get());
         if (dtype != KvTransferCodec.DTYPE_FLOAT32) {
@@ -183,15 +237,18 @@ public final class KvTransferAssembler {
             throw new KvTransferException(Reason.BAD_HEADER, "tokenCount must be positive, got " + tokens);
         }
         long expectedBlocks = KvTransferCodec.blocksFor(e, tokens);
-        if (blocks != expectedBlocks) {
+        boolean incremental = version == KvTransferCodec.VERSION_INCREMENTAL;
+        if (incremental ? blocks < 1 || blocks > expectedBlocks : blocks != expectedBlocks) {
             throw new KvTransferException(
                     Reason.BAD_HEADER,
-                    "blockCount " + blocks + " does not match tokenCount " + tokens + ": expected " + expectedBlocks
-                            + " blocks of " + blockSize);
+                    "blockCount " + blocks + " does not match tokenCount " + tokens + ": expected "
+                            + (incremental ? "1 to " : "") + expectedBlocks + " blocks of " + blockSize);
         }
         long size;
         try {
-            size = KvTransferCodec.encodedSize(e, tokens);
+            size = incremental
+                    ? KvTransferCodec.encodedSize(e, tokens, (int) (expectedBlocks - blocks))
+                    : KvTransferCodec.encodedSize(e, tokens);
         } catch (ArithmeticException overflow) {
             size = Long.MAX_VALUE;
         }
@@ -203,19 +260,62 @@ public final class KvTransferAssembler {
         crc.update(header);
         total = size;
         tokenCount = tokens;
+        blockCount = blocks;
         cache = new KvCache(e);
+        if (incremental) {
+            extension = new byte[4 + 4 * tokens];
+        }
+    }
+
+    /** Version 2: the start block and the token ids are in; the left-out blocks come from this side. */
+    private void parseExtension() throws KvTransferException {
+        ByteBuffer x = ByteBuffer.wrap(extension).order(ByteOrder.LITTLE_ENDIAN);
+        int start = x.getInt();
+        long allBlocks = KvTransferCodec.blocksFor(expectedLayout, tokenCount);
+        if (start != allBlocks - blockCount) {
+            throw new KvTransferException(
+                    Reason.BAD_HEADER,
+                    "startBlock " + start + " with " + blockCount + " blocks sent does not cover " + tokenCount
+                            + " tokens");
+        }
+        tokenIds = new int[tokenCount];
+        x.asIntBuffer().get(tokenIds);
+        startBlock = start;
+        if (start > 0) {
+            List<float[]> held = prefixSource.prefix(tokenIds, start);
+            if (held.size() < start) {
+                needFromBlock = held.size();
+                cache = null;
+                return;
+            }
+            for (int b = 0; b < start; b++) {
+                cache.addBlock(held.get(b));
+            }
+        }
     }
 
     /** Consumes {@code n} bytes of {@link #window}; the oversize check guarantees they fit the stream. */
     private void consume(int n) throws KvTransferException {
-        int body = (int) Math.max(0, Math.min(n, total - TRAILER_BYTES - received));
-        if (body > 0) {
-            crc.update(window, 0, body);
-            decode(body);
+        int off = 0;
+        if (extensionFill < extension.length) {
+            off = Math.min(n, extension.length - extensionFill);
+            crc.update(window, 0, off);
+            System.arraycopy(window, 0, extension, extensionFill, off);
+            extensionFill += off;
+            if (extensionFill == extension.length) {
+                parseExtension();
+            }
         }
-        int rest = n - body;
+        int body = (int) Math.max(0, Math.min(n - off, total - TRAILER_BYTES - received - off));
+        if (body > 0) {
+            crc.update(window, off, body);
+            if (cache != null) {
+                decode(off, body);
+            }
+        }
+        int rest = n - off - body;
         if (rest > 0) {
-            System.arraycopy(window, body, trailer, trailerFill, rest);
+            System.arraycopy(window, off + body, trailer, trailerFill, rest);
             trailerFill += rest;
         }
         received += n;
@@ -224,13 +324,15 @@ public final class KvTransferAssembler {
         }
     }
 
-    private void decode(int len) {
-        int off = 0;
+    /** Decodes {@code window[from, from + len)} into blocks. */
+    private void decode(int from, int len) {
+        int off = from;
+        int end = from + len;
         if (partialFill > 0) {
             int n = Math.min(Float.BYTES - partialFill, len);
-            System.arraycopy(window, 0, partial, partialFill, n);
+            System.arraycopy(window, from, partial, partialFill, n);
             partialFill += n;
-            off = n;
+            off += n;
             if (partialFill < Float.BYTES) {
                 return;
             }
@@ -241,11 +343,11 @@ public final class KvTransferAssembler {
                     .get(block, floatPos++, 1);
             partialFill = 0;
         }
-        while (off < len) {
+        while (off < end) {
             nextBlockIfFull();
-            int whole = Math.min((len - off) / Float.BYTES, block.length - floatPos);
+            int whole = Math.min((end - off) / Float.BYTES, block.length - floatPos);
             if (whole == 0) {
-                partialFill = len - off;
+                partialFill = end - off;
                 System.arraycopy(window, off, partial, 0, partialFill);
                 return;
             }

@@ -19,13 +19,20 @@ import java.util.zip.CRC32C;
  * trailer CRC32C of everything before it, u32
  * </pre>
  *
- * Only the blocks covering tokenCount are sent. {@link KvTransferAssembler} is the receiving side.
+ * Only the blocks covering tokenCount are sent. Version 2 ({@link #VERSION_INCREMENTAL}) serves KV
+ * reuse: after the header comes {@code startBlock i32} and the {@code tokenCount} token ids (i32 each) of
+ * the sequence, and the blocks are those from {@code startBlock} on — the receiver already holds the
+ * ones before (it checks them against the tokens) or asks for them. {@link KvTransferAssembler} is the
+ * receiving side.
  */
 public final class KvTransferCodec {
     /** The bytes "TKV1" read as a little-endian int, so the stream starts with those four letters. */
     public static final int MAGIC = 'T' | 'K' << 8 | 'V' << 16 | '1' << 24;
 
     public static final int VERSION = 1;
+    /** The sequence's tokens travel along and the first {@code startBlock} blocks do not. */
+    public static final int VERSION_INCREMENTAL = 2;
+
     public static final int DTYPE_FLOAT32 = 0;
     public static final int HEADER_BYTES = 40;
     public static final int TRAILER_BYTES = 4;
@@ -45,6 +52,17 @@ public final class KvTransferCodec {
         return Math.addExact(HEADER_BYTES + TRAILER_BYTES, payload);
     }
 
+    /** Exact byte length of a version 2 stream: the tokens, then the blocks from {@code startBlock} on. */
+    public static long encodedSize(KvLayout layout, int tokenCount, int startBlock) {
+        long blocks = blocksFor(layout, tokenCount);
+        if (startBlock < 0 || startBlock >= blocks) {
+            throw new IllegalArgumentException("startBlock " + startBlock + " must name one of the " + blocks
+                    + " blocks of " + tokenCount + " tokens");
+        }
+        long payload = Math.multiplyExact(blocks - startBlock, layout.blockBytes());
+        return Math.addExact(HEADER_BYTES + TRAILER_BYTES + 4 + 4L * tokenCount, payload);
+    }
+
     /** ceil(tokens / blockSize) without the int overflow of {@link KvLayout#blocksFor} near Integer.MAX_VALUE. */
     static long blocksFor(KvLayout layout, long tokens) {
         return (tokens + layout.blockSize() - 1) / layout.blockSize();
@@ -55,19 +73,33 @@ public final class KvTransferCodec {
      * {@code maxChunkBytes} (all full except the last).
      */
     public static List<Buffer> encode(KvCache cache, long modelFingerprint, int maxChunkBytes) {
+        return encode(cache, modelFingerprint, maxChunkBytes, null, 0);
+    }
+
+    /**
+     * Encodes the cache as version 2 when {@code tokens} (the sequence's token ids, one per cached
+     * position) is given — the blocks from {@code startBlock} on —, else as version 1.
+     */
+    public static List<Buffer> encode(
+            KvCache cache, long modelFingerprint, int maxChunkBytes, int[] tokens, int startBlock) {
         if (maxChunkBytes < MIN_CHUNK_BYTES) {
             throw new IllegalArgumentException(
                     "maxChunkBytes must be at least " + MIN_CHUNK_BYTES + ", got " + maxChunkBytes);
         }
         KvLayout layout = cache.layout();
-        int tokens = cache.length();
-        long total = encodedSize(layout, tokens);
-        int blocks = (int) blocksFor(layout, tokens);
+        int length = cache.length();
+        int blocks = (int) blocksFor(layout, length);
         if (cache.blockCount() < blocks) {
             throw new IllegalArgumentException(
-                    tokens + " tokens need " + blocks + " blocks, cache has " + cache.blockCount());
+                    length + " tokens need " + blocks + " blocks, cache has " + cache.blockCount());
         }
-        Writer writer = new Writer(cache, blocks, header(layout, modelFingerprint, tokens, blocks));
+        if (tokens != null && tokens.length != length) {
+            throw new IllegalArgumentException(tokens.length + " token ids for a cache of " + length + " positions");
+        }
+        long total = tokens == null ? encodedSize(layout, length) : encodedSize(layout, length, startBlock);
+        int first = tokens == null ? 0 : startBlock;
+        byte[] head = header(layout, modelFingerprint, length, blocks - first, tokens, first);
+        Writer writer = new Writer(cache, first, blocks, head);
         List<Buffer> chunks = new ArrayList<>((int) ((total + maxChunkBytes - 1) / maxChunkBytes));
         // Buffer.buffer(byte[]) would copy anyway, so fill a small reused window and append it: no
         // chunk-sized garbage next to the chunks themselves.
@@ -87,10 +119,13 @@ public final class KvTransferCodec {
         return chunks;
     }
 
-    private static byte[] header(KvLayout layout, long fingerprint, int tokens, int blocks) {
-        ByteBuffer h = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    /** The header, and for version 2 the start block and the token ids after it. */
+    private static byte[] header(
+            KvLayout layout, long fingerprint, int tokens, int blocks, int[] tokenIds, int startBlock) {
+        int extension = tokenIds == null ? 0 : 4 + 4 * tokenIds.length;
+        ByteBuffer h = ByteBuffer.allocate(HEADER_BYTES + extension).order(ByteOrder.LITTLE_ENDIAN);
         h.putInt(MAGIC)
-                .putShort((short) VERSION)
+                .putShort((short) (tokenIds == null ? VERSION : VERSION_INCREMENTAL))
                 .put((byte) DTYPE_FLOAT32)
                 .put((byte) 0)
                 .putLong(fingerprint)
@@ -100,6 +135,12 @@ public final class KvTransferCodec {
                 .putInt(layout.blockSize())
                 .putInt(tokens)
                 .putInt(blocks);
+        if (tokenIds != null) {
+            h.putInt(startBlock);
+            for (int t : tokenIds) {
+                h.putInt(t);
+            }
+        }
         return h.array();
     }
 
@@ -109,7 +150,9 @@ public final class KvTransferCodec {
      */
     private static final class Writer {
         private final KvCache cache;
+        /** One past the last block to send. */
         private final int blocks;
+
         private final byte[] header;
         private final CRC32C crc = new CRC32C();
         private final ByteBuffer pending =
@@ -119,8 +162,9 @@ public final class KvTransferCodec {
         private int floatPos;
         private boolean trailerStarted;
 
-        Writer(KvCache cache, int blocks, byte[] header) {
+        Writer(KvCache cache, int firstBlock, int blocks, byte[] header) {
             this.cache = cache;
+            this.block = firstBlock;
             this.blocks = blocks;
             this.header = header;
         }

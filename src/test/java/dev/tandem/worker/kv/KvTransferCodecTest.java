@@ -219,7 +219,7 @@ class KvTransferCodecTest {
     @CsvSource({
         // case,              offset, width, value,       reason,          message mentions
         "magic,                    0, 4, 0x31564B55,   BAD_MAGIC,       0x31564b54",
-        "version 2,                4, 2, 2,            BAD_VERSION,     version 2",
+        "version 3,                4, 2, 3,            BAD_VERSION,     version 3",
         "version 0,                4, 2, 0,            BAD_VERSION,     expected 1",
         "dtype fp16,               6, 1, 1,            BAD_DTYPE,       dtype 1",
         "reserved byte,            7, 1, 9,            BAD_HEADER,      got 9",

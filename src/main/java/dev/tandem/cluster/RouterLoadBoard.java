@@ -36,6 +36,8 @@ public final class RouterLoadBoard {
     /** Sum over live reports, per worker: what scheduling reads. */
     private final Map<String, Integer> totals = new HashMap<>();
 
+    private final Map<String, Long> tokenTotals = new HashMap<>();
+
     private MessageConsumer<Object> consumer;
     private MemberWatch members;
     private long sweepTimer = -1;
@@ -102,9 +104,16 @@ public final class RouterLoadBoard {
 
     private void recount() {
         totals.clear();
+        tokenTotals.clear();
         for (Entry e : reports.values()) {
             e.load.inFlight().forEach((worker, n) -> totals.merge(worker, n, Integer::sum));
+            e.load.prefillTokens().forEach((worker, n) -> tokenTotals.merge(worker, n, Long::sum));
         }
+    }
+
+    /** Prompt tokens the other live replicas have sent a worker to prefill and not yet seen prefilled. */
+    public long othersPrefillTokens(String workerId) {
+        return tokenTotals.getOrDefault(workerId, 0L);
     }
 
     /** Requests the other live replicas have in flight on a worker. */

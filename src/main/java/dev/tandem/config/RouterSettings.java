@@ -10,6 +10,9 @@ import java.util.List;
  *                             decode worker (the worker is alive in the registry but stuck)
  * @param decodeStartTimeoutMs how long a decode worker may take to answer DECODE_REQUEST (it joins the
  *                             request to its batch; no compute) before the request moves elsewhere
+ * @param localPrefillMaxTokens when the chosen decode worker holds a prompt's prefix and at most this many
+ *                              tokens are left to compute, it prefills them itself (no prefill worker, no
+ *                              KV transfer); 0 = never
  * @param loadReportMs         how often a replica publishes its in-flight load to the others (it also
  *                             publishes right after changes); a report older than four of these is dropped
  */
@@ -23,6 +26,7 @@ public record RouterSettings(
         int affinityMaxEntries,
         long decodeStallTimeoutMs,
         long loadReportMs,
+        int localPrefillMaxTokens,
         SchedulerSettings prefill,
         SchedulerSettings decode) {
 
@@ -37,6 +41,7 @@ public record RouterSettings(
                 s.integer("affinity-max-entries", 100_000, 1, 100_000_000),
                 s.integer("decode-stall-timeout-ms", 30_000L, 100, 3_600_000L),
                 s.integer("load-report-ms", 250L, 10, 60_000),
+                s.integer("local-prefill-max-tokens", 256, 0, 1 << 20),
                 SchedulerSettings.read(
                         s.section("prefill-scheduling"),
                         List.of("not-draining"),
@@ -65,6 +70,7 @@ public record RouterSettings(
                 affinityMaxEntries,
                 decodeStallTimeoutMs,
                 loadReportMs,
+                localPrefillMaxTokens,
                 prefill,
                 decode);
     }
@@ -80,6 +86,23 @@ public record RouterSettings(
                 affinityMaxEntries,
                 decodeStallTimeoutMs,
                 loadReportMs,
+                localPrefillMaxTokens,
+                prefill,
+                decode);
+    }
+
+    public RouterSettings withLocalPrefillMaxTokens(int tokens) {
+        return new RouterSettings(
+                requestTimeoutMs,
+                prefillTimeoutMs,
+                decodeStartTimeoutMs,
+                defaultMaxTokens,
+                maxInFlight,
+                affinityIdleSeconds,
+                affinityMaxEntries,
+                decodeStallTimeoutMs,
+                loadReportMs,
+                tokens,
                 prefill,
                 decode);
     }
@@ -95,6 +118,7 @@ public record RouterSettings(
                 affinityMaxEntries,
                 ms,
                 loadReportMs,
+                localPrefillMaxTokens,
                 prefill,
                 decode);
     }

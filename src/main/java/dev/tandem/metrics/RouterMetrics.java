@@ -1,6 +1,7 @@
 package dev.tandem.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -44,6 +45,11 @@ public final class RouterMetrics {
     private final Counter retries;
     private final Counter failovers;
     private final Map<Outcome, Counter> outcomes = new ConcurrentHashMap<>();
+    private final Counter cachedPromptTokens;
+    private final Counter computedPromptTokens;
+    private final DistributionSummary kvMoved;
+    private final Counter localPrefills;
+    private final Counter remotePrefills;
 
     public RouterMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -73,6 +79,25 @@ public final class RouterMetrics {
                 .register(registry);
         failovers = Counter.builder("tandem.request.failovers")
                 .description("streams moved to another decode worker after tokens were sent")
+                .register(registry);
+        cachedPromptTokens = Counter.builder("tandem.prompt.tokens.cached")
+                .description("prompt tokens whose KV was reused (prefix caches) rather than computed")
+                .register(registry);
+        computedPromptTokens = Counter.builder("tandem.prompt.tokens.computed")
+                .description("prompt tokens prefilled")
+                .register(registry);
+        kvMoved = DistributionSummary.builder("tandem.request.kv.moved")
+                .baseUnit("bytes")
+                .description("KV bytes shipped from prefill to decode worker per dispatch (0 for a local prefill)")
+                .serviceLevelObjectives(1, 1 << 16, 1 << 20, 1 << 24, 1 << 28, 1L << 30)
+                .register(registry);
+        localPrefills = Counter.builder("tandem.prefill.placement")
+                .tag("where", "decode-worker")
+                .description("dispatches by where the prompt is prefilled")
+                .register(registry);
+        remotePrefills = Counter.builder("tandem.prefill.placement")
+                .tag("where", "prefill-worker")
+                .description("dispatches by where the prompt is prefilled")
                 .register(registry);
         for (Outcome o : Outcome.values()) {
             outcomes.put(
@@ -140,6 +165,21 @@ public final class RouterMetrics {
 
     public void affinity(boolean hit) {
         (hit ? affinityHits : affinityMisses).increment();
+    }
+
+    /** A dispatch: prefilled on the decode worker itself (no KV moves) or on a prefill worker. */
+    public void dispatched(boolean local) {
+        (local ? localPrefills : remotePrefills).increment();
+    }
+
+    /** A request's prompt: tokens reused from a cache and tokens computed. */
+    public void promptTokens(int cached, int computed) {
+        cachedPromptTokens.increment(cached);
+        computedPromptTokens.increment(computed);
+    }
+
+    public void kvMoved(long bytes) {
+        kvMoved.record(bytes);
     }
 
     public void retry(boolean failover) {

@@ -2,9 +2,12 @@ package dev.tandem.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.concurrent.TimeUnit;
+import java.util.function.DoubleSupplier;
 
 /** A worker's meters, tagged with its id (a handful per node: bounded). */
 public final class WorkerMetrics {
@@ -16,7 +19,12 @@ public final class WorkerMetrics {
     private final DistributionSummary batchSize;
     private final Counter refused;
 
+    private final MeterRegistry registry;
+    private final String workerId;
+
     public WorkerMetrics(MeterRegistry registry, String workerId) {
+        this.registry = registry;
+        this.workerId = workerId;
         prefillQueue = Timer.builder("tandem.prefill.queue")
                 .tag("worker", workerId)
                 .description("time a prompt waits in a prefill worker's queue")
@@ -51,6 +59,26 @@ public final class WorkerMetrics {
         refused = Counter.builder("tandem.worker.refused")
                 .tag("worker", workerId)
                 .description("requests refused because the worker's queue or KV memory was full")
+                .register(registry);
+    }
+
+    /**
+     * The worker's reusable KV: bytes and blocks held and evictions so far, read at scrape time (a prefill
+     * worker's prefix cache, a decode worker's kept blocks).
+     */
+    public void kvCache(DoubleSupplier bytes, DoubleSupplier blocks, DoubleSupplier evictions) {
+        Gauge.builder("tandem.kv.cache.bytes", bytes::getAsDouble)
+                .tag("worker", workerId)
+                .baseUnit("bytes")
+                .description("KV kept for reuse (prefix cache or finished sequences' blocks)")
+                .register(registry);
+        Gauge.builder("tandem.kv.cache.blocks", blocks::getAsDouble)
+                .tag("worker", workerId)
+                .description("KV blocks kept for reuse")
+                .register(registry);
+        FunctionCounter.builder("tandem.kv.cache.evictions", evictions, DoubleSupplier::getAsDouble)
+                .tag("worker", workerId)
+                .description("KV blocks evicted from the reuse cache")
                 .register(registry);
     }
 

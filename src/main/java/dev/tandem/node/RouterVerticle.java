@@ -33,6 +33,7 @@ import dev.tandem.router.EventBusDispatcher;
 import dev.tandem.router.LoadReporter;
 import dev.tandem.router.LoadTracker;
 import dev.tandem.router.PairScheduler;
+import dev.tandem.router.PrefixLookup;
 import dev.tandem.router.RequestRouter;
 import dev.tandem.router.RouterIdentity;
 import dev.tandem.router.VertxRouterLoop;
@@ -118,12 +119,17 @@ public final class RouterVerticle extends VerticleBase {
         var registry = nodeMetrics.registry();
         SchedulingMetrics scheduling = new SchedulingMetrics(registry);
         directory.onRemoved(scheduling::forget);
-        workers = new WorkerViews(directory::workers, w -> loads.inFlight(w) + loadBoard.othersInFlight(w));
+        workers = new WorkerViews(
+                directory::workers,
+                w -> loads.inFlight(w) + loadBoard.othersInFlight(w),
+                w -> loads.prefillTokens(w) + loadBoard.othersPrefillTokens(w));
         PairScheduler pairs = new PairScheduler(
                 workers::of,
                 SchedulingPlugins.profile("prefill", settings.prefill()),
                 SchedulingPlugins.profile("decode", settings.decode()),
-                SchedulingObserver.of(scheduling::pluginTimed, scheduling::chosen));
+                SchedulingObserver.of(scheduling::pluginTimed, scheduling::chosen),
+                PrefixLookup.NONE,
+                settings.localPrefillMaxTokens());
         RouterMetrics metrics = new RouterMetrics(registry);
         requests = RequestRouter.builder()
                 .loop(new VertxRouterLoop(context))

@@ -37,6 +37,12 @@ final class ActiveRequest implements RequestRouter.Handle {
     final Set<String> refusedForCapacity = new LinkedHashSet<>();
     /** Prompt tokens whose KV was reused rather than computed (PREFILL_DONE of the first token). */
     int cachedTokens;
+    /** KV bytes shipped for it, over every attempt. */
+    long kvBytes;
+    /** The current attempt's prefill runs on its decode worker: no KV moves. */
+    boolean local;
+    /** The prompt tokens the current prefill worker counts against its queue while prefilling this. */
+    long prefillTokens;
     /** True once the stream moved to another decode worker after tokens had been sent. */
     boolean failedOver;
     /** When the first and the latest token reached the router (0 before the first). */
@@ -107,19 +113,25 @@ final class ActiveRequest implements RequestRouter.Handle {
         return all;
     }
 
-    /** The request's log line: id, outcome, workers, attempts, sizes, time to first token, duration. */
+    /**
+     * The request's log line: id, outcome, workers (and whether the prefill ran on the decode worker),
+     * attempts, sizes, cached prompt tokens, KV bytes moved, time to first token, duration.
+     */
     String summary(String outcome, long nowNanos) {
         String ttft = firstTokenNanos == 0 ? "-" : Long.toString((firstTokenNanos - startNanos) / 1_000_000);
         return String.format(
-                "request %d %s: prefill %s, decode %s, attempts %d, prompt %d tokens, generated %d,"
-                        + " ttft %s ms, %d ms",
+                "request %d %s: prefill %s%s, decode %s, attempts %d, prompt %d tokens (cached %d), generated %d,"
+                        + " kv %d bytes, ttft %s ms, %d ms",
                 id,
                 outcome,
                 prefillWorker,
+                local ? " (local)" : "",
                 decodeWorker,
                 attempt,
                 request.promptTokens().length,
+                cachedTokens,
                 stream.delivered(),
+                kvBytes,
                 ttft,
                 (nowNanos - startNanos) / 1_000_000);
     }

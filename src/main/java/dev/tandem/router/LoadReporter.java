@@ -71,6 +71,7 @@ public final class LoadReporter {
     }
 
     public RouterLoad current() {
-        return new RouterLoad(routerId, nodeId, requestsInFlight.getAsInt(), loads.snapshot());
+        return new RouterLoad(
+                routerId, nodeId, requestsInFlight.getAsInt(), loads.snapshot(), loads.prefillTokensSnapshot());
     }
 }

@@ -10,6 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class LoadTracker {
     private final Map<String, Integer> inFlight = new ConcurrentHashMap<>();
+    /** Prompt tokens this router has sent each worker to prefill and not yet seen prefilled. */
+    private final Map<String, Long> prefillTokens = new ConcurrentHashMap<>();
+
     private volatile Runnable onChange = () -> {};
 
     /** Called after every change (the replica's load reporter coalesces them). */
@@ -25,6 +28,23 @@ public final class LoadTracker {
     public void release(String workerId) {
         inFlight.computeIfPresent(workerId, (k, v) -> v <= 1 ? null : v - 1);
         onChange.run();
+    }
+
+    /** {@code tokens} more (or, negative, fewer) prompt tokens to prefill on a worker. */
+    public void prefillTokens(String workerId, long tokens) {
+        prefillTokens.compute(workerId, (k, v) -> {
+            long now = (v == null ? 0 : v) + tokens;
+            return now <= 0 ? null : now;
+        });
+        onChange.run();
+    }
+
+    public long prefillTokens(String workerId) {
+        return prefillTokens.getOrDefault(workerId, 0L);
+    }
+
+    public Map<String, Long> prefillTokensSnapshot() {
+        return Map.copyOf(prefillTokens);
     }
 
     public int inFlight(String workerId) {

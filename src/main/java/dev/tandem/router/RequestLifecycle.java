@@ -100,8 +100,7 @@ final class RequestLifecycle {
             return;
         }
         int[] prompt = a.resumePrompt();
-        PairScheduler.Choice choice =
-                pairs.choose(a.request.sessionKey(), a.affinityWorker, prompt.length, a.failedWorkers);
+        PairScheduler.Choice choice = pairs.choose(a.request.sessionKey(), a.affinityWorker, prompt, a.failedWorkers);
         if (choice.missingRole() != null) {
             end(a, RetryPolicy.outOfWorkers(choice.missingRole(), a.onlyRefusedForCapacity()), null);
             return;
@@ -117,14 +116,24 @@ final class RequestLifecycle {
         a.prefillWorker = choice.prefillWorker();
         a.decodeWorker = choice.decodeWorker();
         a.seqOffset = a.stream.delivered();
+        a.local = choice.local();
+        // What the prefill worker has to compute, as far as the index knows: its queue counts it at once.
+        a.prefillTokens = Math.max(1, prompt.length - choice.prefillCachedBlocks() * choice.blockSize());
+        metrics.dispatched(choice.local());
         enter(a, RequestState.PREFILLING);
         LOG.fine(() -> "request " + a.id + " attempt " + attempt + ": prefill " + a.prefillWorker + ", decode "
                 + a.decodeWorker + ", " + prompt.length + " tokens");
         if (attempt == 1) {
             a.sink.onAccepted(a.id, a.prefillWorker, a.decodeWorker);
         }
-        PrefillRequest request =
-                new PrefillRequest(a.id, prompt, a.decodeWorker, a.request.sampling(), identity.nodeId(), attempt);
+        PrefillRequest request = new PrefillRequest(
+                a.id,
+                prompt,
+                a.decodeWorker,
+                a.request.sampling(),
+                identity.nodeId(),
+                attempt,
+                choice.decodeCachedBlocks());
         workers.prefill(a.prefillWorker, request).onComplete(ar -> {
             if (attempt != a.attempt || a.state() != RequestState.PREFILLING) {
                 return; // it ended, moves, or a newer dispatch owns it
@@ -161,7 +170,10 @@ final class RequestLifecycle {
             // What the client is told was reused: the prefill of its own prompt (a failover's re-prefill
             // of prompt + output does not count).
             a.cachedTokens = Math.min(done.cachedTokens(), a.request.promptTokens().length);
+            metrics.promptTokens(a.cachedTokens, a.request.promptTokens().length - a.cachedTokens);
         }
+        a.kvBytes += done.kvBytes();
+        metrics.kvMoved(done.kvBytes());
         StopCondition.Outcome outcome = a.firstTokenStop.check(first, index + 1);
         int[] tokens = outcome == StopCondition.Outcome.STOP ? new int[0] : new int[] {first};
         if (outcome.finished()) {
@@ -325,12 +337,14 @@ final class RequestLifecycle {
         RequestState left = a.moveTo(next);
         if (left.holdsPrefill() && !next.holdsPrefill()) {
             loads.release(a.prefillWorker);
+            loads.prefillTokens(a.prefillWorker, -a.prefillTokens);
         }
         if (left.holdsDecode() && !next.holdsDecode()) {
             loads.release(a.decodeWorker);
         }
         if (!left.holdsPrefill() && next.holdsPrefill()) {
             loads.acquire(a.prefillWorker);
+            loads.prefillTokens(a.prefillWorker, a.prefillTokens);
         }
         if (!left.holdsDecode() && next.holdsDecode()) {
             loads.acquire(a.decodeWorker);

@@ -6,6 +6,7 @@ import dev.tandem.protocol.WorkerView;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * The one load model: every registered worker as it reports itself (registry entry and heartbeat load)
@@ -15,19 +16,25 @@ import java.util.function.ToIntFunction;
 public final class WorkerViews {
     private final Function<WorkerRole, List<WorkerDescriptor>> registry;
     private final ToIntFunction<String> inFlight;
+    private final ToLongFunction<String> prefillTokens;
 
     /**
-     * @param registry the registered workers of a role, sorted by id (a snapshot per call)
-     * @param inFlight requests every router replica has in flight on a worker
+     * @param registry      the registered workers of a role, sorted by id (a snapshot per call)
+     * @param inFlight      requests every router replica has in flight on a worker
+     * @param prefillTokens prompt tokens every router replica has sent a worker to prefill, not yet prefilled
      */
-    public WorkerViews(Function<WorkerRole, List<WorkerDescriptor>> registry, ToIntFunction<String> inFlight) {
+    public WorkerViews(
+            Function<WorkerRole, List<WorkerDescriptor>> registry,
+            ToIntFunction<String> inFlight,
+            ToLongFunction<String> prefillTokens) {
         this.registry = registry;
         this.inFlight = inFlight;
+        this.prefillTokens = prefillTokens;
     }
 
     public List<WorkerView> of(WorkerRole role) {
         return registry.apply(role).stream()
-                .map(w -> new WorkerView(w, inFlight.applyAsInt(w.workerId())))
+                .map(w -> new WorkerView(w, inFlight.applyAsInt(w.workerId()), prefillTokens.applyAsLong(w.workerId())))
                 .toList();
     }
 }

@@ -25,15 +25,30 @@ final class DecodeBatch {
     /** What a step did to one sequence: the token it produced (or none) and whether it finished. */
     record Outcome(DecodeSequence sequence, int seq, int[] tokens, String finishReason) {}
 
+    /** Where a sequence's KV goes when it ends: kept for reuse, or freed. */
+    @FunctionalInterface
+    interface Retirement {
+        void retire(DecodeSequence sequence);
+
+        Retirement FREE = s -> s.cache.free();
+    }
+
     private final Engine engine;
     private final int maxBatch;
+    private final Retirement retirement;
     private final ArrayDeque<DecodeSequence> waiting = new ArrayDeque<>();
     private final Map<Long, DecodeSequence> active = new LinkedHashMap<>();
     private Step running;
 
     DecodeBatch(Engine engine, int maxBatch) {
+        this(engine, maxBatch, Retirement.FREE);
+    }
+
+    /** @param retirement takes every sequence that ends with its KV intact (finished or cancelled) */
+    DecodeBatch(Engine engine, int maxBatch, Retirement retirement) {
         this.engine = engine;
         this.maxBatch = maxBatch;
+        this.retirement = retirement;
     }
 
     void join(DecodeSequence sequence) {
@@ -46,7 +61,7 @@ final class DecodeBatch {
             DecodeSequence s = it.next();
             if (s.requestId == requestId) {
                 it.remove();
-                s.cache.free();
+                retirement.retire(s);
                 return s;
             }
         }
@@ -57,7 +72,7 @@ final class DecodeBatch {
         s.cancelled = true;
         if (running == null || !running.sequences.contains(s)) {
             active.remove(requestId);
-            s.cache.free();
+            retirement.retire(s);
         }
         return s;
     }
@@ -168,6 +183,7 @@ final class DecodeBatch {
                 retire(s);
                 continue;
             }
+            s.fed(s.lastToken);
             int token = result.tokens()[i];
             int seq = s.generated;
             s.generated++;
@@ -188,7 +204,8 @@ final class DecodeBatch {
     List<DecodeSequence> abort(Step step) {
         running = null;
         for (DecodeSequence s : step.sequences) {
-            retire(s);
+            active.remove(s.requestId, s);
+            s.cache.free();
         }
         return step.sequences.stream().filter(s -> !s.cancelled).toList();
     }
@@ -196,6 +213,6 @@ final class DecodeBatch {
     private void retire(DecodeSequence s) {
         // Only this sequence: a newer attempt of the same request may have joined while it was cancelled.
         active.remove(s.requestId, s);
-        s.cache.free();
+        retirement.retire(s);
     }
 }

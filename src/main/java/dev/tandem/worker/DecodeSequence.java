@@ -25,6 +25,13 @@ final class DecodeSequence {
     int generated;
 
     boolean cancelled;
+    /**
+     * The token ids of the cache's positions — the prompt, then every token fed to a step — when the
+     * prompt's were known (null otherwise): what the sequence's KV may be kept under when it ends.
+     */
+    private int[] history;
+
+    private int historyLength;
 
     DecodeSequence(
             long requestId,
@@ -34,7 +41,8 @@ final class DecodeSequence {
             SamplingParams sampling,
             StopCondition stop,
             int firstToken,
-            int attempt) {
+            int attempt,
+            int[] promptTokens) {
         this.attempt = attempt;
         this.requestId = requestId;
         this.routerId = routerId;
@@ -44,5 +52,25 @@ final class DecodeSequence {
         this.stop = stop;
         this.lastToken = firstToken;
         this.generated = 1;
+        if (promptTokens != null && promptTokens.length == cache.length()) {
+            this.history = java.util.Arrays.copyOf(promptTokens, promptTokens.length + 16);
+            this.historyLength = promptTokens.length;
+        }
+    }
+
+    /** A step fed {@code token}: its K/V is now at the next position. */
+    void fed(int token) {
+        if (history == null) {
+            return;
+        }
+        if (historyLength == history.length) {
+            history = java.util.Arrays.copyOf(history, history.length * 2);
+        }
+        history[historyLength++] = token;
+    }
+
+    /** The token ids of the cache's positions, or null when the prompt's were not known. */
+    int[] history() {
+        return history == null ? null : java.util.Arrays.copyOf(history, historyLength);
     }
 }

@@ -8,6 +8,7 @@ import dev.tandem.engine.KvCache;
 import dev.tandem.engine.StopCondition;
 import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.protocol.Addresses;
+import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.CancelRequest;
 import dev.tandem.protocol.DecodeRequest;
 import dev.tandem.protocol.JsonCodec;
@@ -49,6 +50,11 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     private WorkerExecutor compute;
     private WorkerControl control;
     private long steps;
+    /** Finished sequences' full blocks, kept while kv-capacity-bytes has room (LRU, never a running one's). */
+    private BlockCache kept;
+
+    private KvEventPublisher events;
+    private LocalPrefill localPrefill;
 
     public DecodeWorkerVerticle(
             String workerId,
@@ -67,37 +73,46 @@ public final class DecodeWorkerVerticle extends VerticleBase {
 
     @Override
     public Future<?> start() {
+        kept = new BlockCache(engine.kvLayout(), engine.info().fingerprint(), settings.kvCapacityBytes());
         inbox = new KvInbox(
                 vertx,
                 engine.kvLayout(),
                 engine.info().fingerprint(),
                 settings.maxKvTransferBytes(),
-                settings.kvParkTimeoutMs());
-        batch = new DecodeBatch(engine, settings.maxBatch());
+                settings.kvParkTimeoutMs(),
+                (tokens, blocks) -> kept.lookup(tokens, blocks).blocks());
+        batch = new DecodeBatch(engine, settings.maxBatch(), this::retire);
         // One thread: steps of one worker are sequential by nature; other workers use the other cores.
         compute = vertx.createSharedWorkerExecutor("tandem-decode-" + workerId, 1);
+        events = new KvEventPublisher(vertx, workerId, kept);
+        metrics.kvCache(kept::bytes, kept::blocks, kept::evictions);
+        localPrefill = new LocalPrefill(workerId, engine, compute, kept, inbox, this::noRoom);
         EventBus bus = vertx.eventBus();
         control = new WorkerControl(vertx, workerId, announcer, this::descriptor);
         return control.start(List.of(
                 bus.consumer(Addresses.decodeKv(workerId), this::onKvChunk),
                 bus.<Object>consumer(Addresses.decodeStart(workerId), this::onDecodeRequest),
-                bus.<Object>consumer(Addresses.decodeCancel(workerId), this::onCancel)));
+                bus.<Object>consumer(Addresses.decodeCancel(workerId), this::onCancel),
+                bus.<Object>consumer(Addresses.prefill(workerId), localPrefill::onPrefill),
+                bus.<Object>consumer(Addresses.prefillCancel(workerId), localPrefill::onCancel),
+                events.start()));
     }
 
     @Override
     public Future<?> stop() {
+        events.stop();
         return control.stop().eventually(() -> compute.close());
     }
 
     /** This worker as it is now: its registry entry, heartbeat and status answer. */
     public WorkerDescriptor descriptor() {
         WorkerLoad load = new WorkerLoad(
-                0,
+                localPrefill.queuedTokens(),
                 batch.activeCount() + batch.waitingCount(),
-                batch.kvBytes() + inbox.parkedBytes(),
+                usedBytes(),
                 settings.kvCapacityBytes(),
                 steps,
-                0,
+                localPrefill.running(),
                 inbox.parkedCount(),
                 inbox.incomingCount());
         return new WorkerDescriptor(
@@ -108,7 +123,29 @@ public final class DecodeWorkerVerticle extends VerticleBase {
                 nodeId,
                 settings.maxBatch(),
                 control.draining(),
-                load);
+                load,
+                settings.kvCapacityBytes() > 0 ? new CacheSpec(engine.kvLayout().blockSize(), true) : null);
+    }
+
+    /** KV memory running and parked requests hold; kept blocks are not counted: they give way to them. */
+    private long usedBytes() {
+        return batch.kvBytes() + inbox.parkedBytes();
+    }
+
+    /** The finished sequences' blocks kept here (tests). */
+    BlockCache kept() {
+        return kept;
+    }
+
+    /** A sequence ended with its KV intact: its full blocks are kept while there is room, the rest freed. */
+    private void retire(DecodeSequence s) {
+        int[] history = s.history();
+        if (history != null) {
+            int bs = engine.kvLayout().blockSize();
+            kept.capacity(Math.max(0, settings.kvCapacityBytes() - usedBytes()));
+            kept.store(history, PromptPrefill.fullBlocks(s.cache, Math.min(history.length, s.cache.length()) / bs));
+        }
+        s.cache.free();
     }
 
     private void onKvChunk(Message<Object> message) {
@@ -128,10 +165,12 @@ public final class DecodeWorkerVerticle extends VerticleBase {
 
     /** Why this worker cannot take one more request's KV, or null when it can. */
     private String noRoom() {
+        // Kept blocks give way first: only running and parked requests make the worker full.
+        kept.capacity(Math.max(0, settings.kvCapacityBytes() - usedBytes()));
         String full = null;
         int sequences = batch.activeCount() + batch.waitingCount() + inbox.parkedCount() + inbox.incomingCount();
         int limit = settings.maxBatch() + settings.maxWaitingSequences();
-        if (batch.kvBytes() + inbox.parkedBytes() >= settings.kvCapacityBytes()) {
+        if (usedBytes() >= settings.kvCapacityBytes()) {
             full = "decode worker is full (kv-capacity-bytes reached)";
         } else if (sequences > limit) {
             full = "decode worker is full (" + limit + " sequences: max-batch + max-waiting-sequences)";
@@ -147,13 +186,19 @@ public final class DecodeWorkerVerticle extends VerticleBase {
         return ShutdownDrain.run(
                 context,
                 control::startDraining,
-                () -> batch.activeCount() + batch.waitingCount() + inbox.parkedCount() + inbox.incomingCount() == 0,
+                () -> batch.activeCount()
+                                + batch.waitingCount()
+                                + inbox.parkedCount()
+                                + inbox.incomingCount()
+                                + localPrefill.running()
+                        == 0,
                 timeoutMs);
     }
 
     /** The router on a cluster member that left will never read its tokens: drop its sequences and their KV. */
     public void onRouterNodeLeft(String nodeId) {
         context.runOnContext(v -> {
+            localPrefill.routerLeft(nodeId);
             List<Long> orphans = batch.requestsOf(nodeId);
             for (long id : orphans) {
                 batch.cancel(id);
@@ -177,14 +222,15 @@ public final class DecodeWorkerVerticle extends VerticleBase {
             message.fail(WorkerFailure.BAD_REQUEST.code(), "request " + request.requestId() + " is already decoding");
             return;
         }
-        KvCache cache = inbox.claim(request.requestId(), request.attempt());
-        if (cache == null) {
+        KvInbox.Claimed claimed = inbox.claim(request.requestId(), request.attempt());
+        if (claimed == null) {
             message.fail(
                     WorkerFailure.KV_MISSING.code(),
                     "no KV for request " + request.requestId() + " (never arrived, or freed after "
                             + settings.kvParkTimeoutMs() + " ms)");
             return;
         }
+        KvCache cache = claimed.cache();
         int seqLen = engine.info().config().seqLen();
         if (request.maxNewTokens() < 2
                 || cache.length() + 1 >= seqLen
@@ -204,7 +250,8 @@ public final class DecodeWorkerVerticle extends VerticleBase {
                 EngineSampling.of(request.sampling()),
                 stop,
                 request.firstToken(),
-                request.attempt()));
+                request.attempt(),
+                claimed.tokens()));
         message.reply(new JsonObject().put("request_id", request.requestId()).put("joined", true));
         stepIfIdle();
     }

@@ -40,7 +40,10 @@ final class KvInbox {
         }
     }
 
-    private record Parked(KvCache cache, int attempt, long timerId) {}
+    private record Parked(KvCache cache, int[] tokens, int attempt, long timerId) {}
+
+    /** A request's KV, and the token ids of its positions when the sender said (null otherwise). */
+    record Claimed(KvCache cache, int[] tokens) {}
 
     /** Whether the batch decodes the request already, for KV of this attempt arriving (it may drop an older one). */
     interface AlreadyDecoding {
@@ -52,12 +55,21 @@ final class KvInbox {
     private final long fingerprint;
     private final long maxBytes;
     private final long parkTimeoutMs;
+    private final KvTransferAssembler.PrefixSource prefixSource;
     private final Map<Long, Transfer> incoming = new HashMap<>();
     private final Map<Long, Parked> parked = new HashMap<>();
     private long expired;
 
-    KvInbox(Vertx vertx, KvLayout layout, long fingerprint, long maxBytes, long parkTimeoutMs) {
+    /** @param prefixSource where the leading blocks an incremental transfer leaves out come from */
+    KvInbox(
+            Vertx vertx,
+            KvLayout layout,
+            long fingerprint,
+            long maxBytes,
+            long parkTimeoutMs,
+            KvTransferAssembler.PrefixSource prefixSource) {
         this.vertx = vertx;
+        this.prefixSource = prefixSource;
         this.layout = layout;
         this.fingerprint = fingerprint;
         this.maxBytes = maxBytes;
@@ -102,7 +114,7 @@ final class KvInbox {
                         "unexpected KV chunk " + chunk.index() + " for request " + id);
                 return;
             }
-            t = new Transfer(id, chunk.attempt(), new KvTransferAssembler(layout, fingerprint, maxBytes));
+            t = new Transfer(id, chunk.attempt(), new KvTransferAssembler(layout, fingerprint, maxBytes, prefixSource));
             incoming.put(id, t);
             String full = noRoom.get();
             if (full != null) {
@@ -122,15 +134,28 @@ final class KvInbox {
             message.fail(t.failure.code(), t.failureMessage);
             return;
         }
+        if (t.assembler.complete() && t.assembler.needFromBlock() >= 0) {
+            // An incremental transfer counted on blocks this worker has evicted since: ask for them.
+            vertx.cancelTimer(t.timerId);
+            message.reply(KvAck.CODEC.encode(new KvAck(
+                    id, t.assembler.bytesReceived(), t.assembler.tokens().length, t.assembler.needFromBlock())));
+            return;
+        }
         try {
             KvCache cache = t.assembler.finish();
             vertx.cancelTimer(t.timerId);
-            parked.put(id, new Parked(cache, t.attempt, vertx.setTimer(parkTimeoutMs, tid -> expire(id))));
+            park(id, t.attempt, cache, t.assembler.tokens());
             message.reply(KvAck.CODEC.encode(new KvAck(id, t.assembler.bytesReceived(), cache.length())));
         } catch (KvTransferException e) {
             vertx.cancelTimer(t.timerId);
             message.fail(failureOf(e).code(), e.getMessage());
         }
+    }
+
+    /** Parks a request's KV until its DECODE_REQUEST claims it (or the park timeout frees it). */
+    void park(long requestId, int attempt, KvCache cache, int[] tokens) {
+        parked.put(
+                requestId, new Parked(cache, tokens, attempt, vertx.setTimer(parkTimeoutMs, tid -> expire(requestId))));
     }
 
     private void accept(Transfer t, KvChunk chunk) {
@@ -180,14 +205,14 @@ final class KvInbox {
      * attempt 0 came from a sender that does not number attempts (a worker in another language): any
      * attempt may claim it.
      */
-    KvCache claim(long requestId, int attempt) {
+    Claimed claim(long requestId, int attempt) {
         Parked p = parked.get(requestId);
         if (p == null || p.attempt != attempt && p.attempt != 0) {
             return null;
         }
         parked.remove(requestId);
         vertx.cancelTimer(p.timerId);
-        return p.cache;
+        return new Claimed(p.cache, p.tokens);
     }
 
     /** Frees what the cancel's attempt of the request holds here (every attempt's, for an unscoped cancel). */

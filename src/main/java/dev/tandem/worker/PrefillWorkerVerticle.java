@@ -4,14 +4,11 @@ import dev.tandem.cluster.ShutdownDrain;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.WorkerSettings;
 import dev.tandem.engine.Engine;
-import dev.tandem.engine.KvCache;
-import dev.tandem.engine.Sampler;
 import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.protocol.Addresses;
+import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.CancelRequest;
 import dev.tandem.protocol.JsonCodec;
-import dev.tandem.protocol.KvAck;
-import dev.tandem.protocol.KvChunk;
 import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.ProtocolException;
@@ -23,11 +20,8 @@ import dev.tandem.worker.kv.KvTransferCodec;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.WorkerExecutor;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,8 +48,6 @@ public final class PrefillWorkerVerticle extends VerticleBase {
         }
     }
 
-    private record Computed(int firstToken, List<Buffer> chunks, long micros) {}
-
     private final String workerId;
     private final Engine engine;
     private final WorkerSettings settings;
@@ -65,6 +57,11 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     private final Map<Long, Job> jobs = new HashMap<>();
     private WorkerExecutor compute;
     private WorkerControl control;
+    /** Computed prompt blocks kept for prompts that share their prefix (worker.prefix-cache-bytes). */
+    private BlockCache prefixCache;
+
+    private KvEventPublisher events;
+    private KvShipper shipper;
 
     public PrefillWorkerVerticle(
             String workerId,
@@ -84,14 +81,20 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     @Override
     public Future<?> start() {
         compute = vertx.createSharedWorkerExecutor("tandem-prefill-" + workerId, settings.prefillConcurrency());
+        prefixCache = new BlockCache(engine.kvLayout(), engine.info().fingerprint(), settings.prefixCacheBytes());
+        events = new KvEventPublisher(vertx, workerId, prefixCache);
+        metrics.kvCache(prefixCache::bytes, prefixCache::blocks, prefixCache::evictions);
+        shipper = new KvShipper(vertx, compute, settings, engine.info().fingerprint(), metrics);
         control = new WorkerControl(vertx, workerId, announcer, this::descriptor);
         return control.start(List.of(
                 vertx.eventBus().<Object>consumer(Addresses.prefill(workerId), this::onPrefill),
-                vertx.eventBus().<Object>consumer(Addresses.prefillCancel(workerId), this::onCancel)));
+                vertx.eventBus().<Object>consumer(Addresses.prefillCancel(workerId), this::onCancel),
+                events.start()));
     }
 
     @Override
     public Future<?> stop() {
+        events.stop();
         return control.stop().eventually(() -> compute.close());
     }
 
@@ -105,7 +108,15 @@ public final class PrefillWorkerVerticle extends VerticleBase {
                 nodeId,
                 settings.prefillConcurrency(),
                 control.draining(),
-                new WorkerLoad(queuedTokens(), 0, 0, 0, 0, jobs.size(), 0, 0));
+                new WorkerLoad(queuedTokens(), 0, 0, 0, 0, jobs.size(), 0, 0),
+                settings.prefixCacheBytes() > 0
+                        ? new CacheSpec(engine.kvLayout().blockSize(), false)
+                        : null);
+    }
+
+    /** The prefix cache (tests). */
+    BlockCache prefixCache() {
+        return prefixCache;
     }
 
     /** Prompt tokens accepted and not yet shipped. */
@@ -141,7 +152,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
             message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
             return;
         }
-        String invalid = validate(request);
+        String invalid = PromptPrefill.invalid(engine, request.promptTokens());
         if (invalid != null) {
             message.fail(WorkerFailure.BAD_REQUEST.code(), invalid);
             return;
@@ -170,8 +181,8 @@ public final class PrefillWorkerVerticle extends VerticleBase {
         }
         Job job = new Job(request);
         jobs.put(request.requestId(), job);
-        compute.<Computed>executeBlocking(() -> computeKv(job), false)
-                .compose(computed -> ship(job, computed))
+        compute.<PromptPrefill.Prefilled>executeBlocking(() -> computeKv(job), false)
+                .compose(prefilled -> ship(job, prefilled))
                 .onComplete(ar -> {
                     jobs.remove(request.requestId());
                     if (ar.succeeded() && job.cancelled) {
@@ -193,69 +204,27 @@ public final class PrefillWorkerVerticle extends VerticleBase {
                 });
     }
 
-    private String validate(PrefillRequest request) {
-        int[] tokens = request.promptTokens();
-        int seqLen = engine.info().config().seqLen();
-        if (tokens.length == 0 || tokens.length >= seqLen) {
-            return "prompt has " + tokens.length + " tokens; it must have 1 to " + (seqLen - 1);
-        }
-        int vocab = engine.info().config().vocabSize();
-        for (int t : tokens) {
-            if (t < 0 || t >= vocab) {
-                return "token id " + t + " is outside the vocabulary [0, " + vocab + ")";
-            }
-        }
-        return null;
-    }
-
-    private Computed computeKv(Job job) {
+    private PromptPrefill.Prefilled computeKv(Job job) {
         long start = System.nanoTime();
         metrics.prefillQueued(start - job.acceptedNanos);
-        KvCache cache = engine.newCache();
-        float[] logits = engine.prefill(cache, job.request.promptTokens(), () -> job.cancelled);
-        int first = Sampler.sample(logits, EngineSampling.of(job.request.sampling()), cache.length());
-        List<Buffer> chunks = KvTransferCodec.encode(cache, engine.info().fingerprint(), settings.kvChunkBytes());
-        long nanos = System.nanoTime() - start;
-        metrics.prefillComputed(nanos);
-        long micros = nanos / 1000;
-        cache.free();
-        return new Computed(first, chunks, micros);
+        PromptPrefill.Prefilled prefilled = PromptPrefill.run(
+                engine, prefixCache, job.request.promptTokens(), job.request.sampling(), () -> job.cancelled);
+        metrics.prefillComputed(System.nanoTime() - start);
+        return prefilled;
     }
 
-    /** Sends the chunks in order; the last one is a request whose reply is the decode worker's ack. */
-    private Future<PrefillDone> ship(Job job, Computed computed) {
-        if (job.cancelled) {
-            return Future.failedFuture(new CancellationException());
-        }
-        long id = job.request.requestId();
-        String address = Addresses.decodeKv(job.request.decodeWorkerId());
-        List<Buffer> chunks = computed.chunks();
-        long bytes = 0;
-        for (int i = 0; i < chunks.size() - 1; i++) {
-            bytes += chunks.get(i).length();
-            vertx.eventBus()
-                    .send(
-                            address,
-                            chunks.get(i),
-                            new KvChunk(id, i, false, chunks.get(i), job.request.attempt()).deliveryOptions());
-        }
-        int lastIndex = chunks.size() - 1;
-        Buffer last = chunks.get(lastIndex);
-        long total = bytes + last.length();
-        long shipStart = System.nanoTime();
-        DeliveryOptions options = new KvChunk(id, lastIndex, true, last, job.request.attempt())
-                .deliveryOptions()
-                .setSendTimeout(settings.kvParkTimeoutMs());
-        return vertx.eventBus().<JsonObject>request(address, last, options).map(reply -> {
-            KvAck ack = KvAck.CODEC.decode(reply.body());
-            if (ack.bytesReceived() != total) {
-                throw new IllegalStateException(
-                        "decode worker acknowledged " + ack.bytesReceived() + " of " + total + " bytes");
-            }
-            metrics.kvShipped(System.nanoTime() - shipStart, total);
-            return new PrefillDone(
-                    id, computed.firstToken(), job.request.promptTokens().length, total, computed.micros());
-        });
+    /** Ships the KV, then answers with the first token; the KV is let go either way. */
+    private Future<PrefillDone> ship(Job job, PromptPrefill.Prefilled prefilled) {
+        PrefillRequest r = job.request;
+        return shipper.ship(r, prefilled.cache(), () -> job.cancelled)
+                .map(shipped -> new PrefillDone(
+                        r.requestId(),
+                        prefilled.firstToken(),
+                        r.promptTokens().length,
+                        shipped.bytes(),
+                        prefilled.micros(),
+                        prefilled.cachedTokens()))
+                .onComplete(ar -> prefilled.cache().free());
     }
 
     private void replyFailure(Message<Object> message, Job job, Throwable cause) {

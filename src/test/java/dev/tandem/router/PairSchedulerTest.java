@@ -68,7 +68,7 @@ class PairSchedulerTest {
         List<WorkerView> p = workers(WorkerRole.PREFILL, prefill);
         List<WorkerView> d = workers(WorkerRole.DECODE, decode);
         PairScheduler scheduler = CoreHarness.defaultScheduler(role -> role == WorkerRole.PREFILL ? p : d);
-        PairScheduler.Choice c = scheduler.choose(null, null, 10, avoid);
+        PairScheduler.Choice c = scheduler.choose(null, null, new int[10], avoid);
         assertEquals(
                 expected,
                 c.missingRole() != null ? "missing " + c.missingRole() : c.prefillWorker() + "+" + c.decodeWorker());

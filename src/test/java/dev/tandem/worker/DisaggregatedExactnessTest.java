@@ -76,7 +76,8 @@ class DisaggregatedExactnessTest {
                 sampling,
                 new StopCondition(ENGINE.tokenizer(), new int[0], MAX_NEW, tokens.length, seqLen),
                 first,
-                1);
+                1,
+                null);
 
         List<float[]> actualLogits = new ArrayList<>();
         actualLogits.add(firstLogits);
@@ -134,7 +135,8 @@ class DisaggregatedExactnessTest {
                         tokens.length,
                         ENGINE.info().config().seqLen()),
                 first,
-                1);
+                1,
+                null);
     }
 
     private static int[] bits(float[] values) {

@@ -1,0 +1,119 @@
+package dev.tandem.worker;
+
+import dev.tandem.config.WorkerSettings;
+import dev.tandem.engine.KvCache;
+import dev.tandem.metrics.WorkerMetrics;
+import dev.tandem.protocol.Addresses;
+import dev.tandem.protocol.KvAck;
+import dev.tandem.protocol.KvChunk;
+import dev.tandem.protocol.PrefillRequest;
+import dev.tandem.worker.kv.KvTransferCodec;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Ships a prompt's KV to its decode worker in bounded chunks; the last chunk is a request whose answer
+ * is the decode worker's KV_CACHE_ACK. A decode worker with a KV cache gets version 2 of the stream
+ * without the leading blocks the router believes it holds; should it have lost some meanwhile, its ack
+ * says from which block it needs the KV, and it gets that — once; correctness never rests on the index.
+ * Encoding runs on the compute executor, sending on the event loop.
+ */
+final class KvShipper {
+    /** Times a decode worker may ask for more before the transfer fails. */
+    static final int MAX_RESENDS = 1;
+
+    /** The bytes shipped, over every round. */
+    record Shipped(long bytes) {}
+
+    private final Vertx vertx;
+    private final WorkerExecutor compute;
+    private final WorkerSettings settings;
+    private final long fingerprint;
+    private final WorkerMetrics metrics;
+
+    KvShipper(Vertx vertx, WorkerExecutor compute, WorkerSettings settings, long fingerprint, WorkerMetrics metrics) {
+        this.vertx = vertx;
+        this.compute = compute;
+        this.settings = settings;
+        this.fingerprint = fingerprint;
+        this.metrics = metrics;
+    }
+
+    /** The full size of the prompt's KV as version 1 ships it: the per-request limit is checked against it. */
+    static long fullSize(KvCache cache) {
+        return KvTransferCodec.encodedSize(cache.layout(), cache.length());
+    }
+
+    Future<Shipped> ship(PrefillRequest request, KvCache cache, BooleanSupplier cancelled) {
+        int startBlock = request.decodeCachedBlocks() == PrefillRequest.NO_DECODE_CACHE
+                ? -1
+                : Math.min(request.decodeCachedBlocks(), cache.layout().blocksFor(cache.length()) - 1);
+        return round(request, cache, startBlock, cancelled, 0, 0);
+    }
+
+    private Future<Shipped> round(
+            PrefillRequest request, KvCache cache, int startBlock, BooleanSupplier cancelled, int resends, long sent) {
+        if (cancelled.getAsBoolean()) {
+            return Future.failedFuture(new CancellationException());
+        }
+        return compute.<List<Buffer>>executeBlocking(() -> encode(request, cache, startBlock), false)
+                .compose(chunks -> send(request, chunks))
+                .compose(ack -> {
+                    long total = sent + ack.bytesReceived();
+                    if (ack.needFromBlock() == KvAck.COMPLETE) {
+                        return Future.succeededFuture(new Shipped(total));
+                    }
+                    if (resends >= MAX_RESENDS || ack.needFromBlock() >= Math.max(startBlock, 0)) {
+                        return Future.failedFuture(new IllegalStateException("decode worker " + request.decodeWorkerId()
+                                + " asked for the KV from block " + ack.needFromBlock() + " after " + resends
+                                + " resends"));
+                    }
+                    return round(request, cache, ack.needFromBlock(), cancelled, resends + 1, total);
+                });
+    }
+
+    private List<Buffer> encode(PrefillRequest request, KvCache cache, int startBlock) {
+        return startBlock < 0
+                ? KvTransferCodec.encode(cache, fingerprint, settings.kvChunkBytes())
+                : KvTransferCodec.encode(
+                        cache, fingerprint, settings.kvChunkBytes(), request.promptTokens(), startBlock);
+    }
+
+    /** Sends the chunks in order; the last one is a request whose reply is the decode worker's ack. */
+    private Future<KvAck> send(PrefillRequest request, List<Buffer> chunks) {
+        long id = request.requestId();
+        String address = Addresses.decodeKv(request.decodeWorkerId());
+        long bytes = 0;
+        for (int i = 0; i < chunks.size() - 1; i++) {
+            bytes += chunks.get(i).length();
+            vertx.eventBus()
+                    .send(
+                            address,
+                            chunks.get(i),
+                            new KvChunk(id, i, false, chunks.get(i), request.attempt()).deliveryOptions());
+        }
+        int lastIndex = chunks.size() - 1;
+        Buffer last = chunks.get(lastIndex);
+        long total = bytes + last.length();
+        long start = System.nanoTime();
+        DeliveryOptions options = new KvChunk(id, lastIndex, true, last, request.attempt())
+                .deliveryOptions()
+                .setSendTimeout(settings.kvParkTimeoutMs());
+        return vertx.eventBus().<JsonObject>request(address, last, options).map(reply -> {
+            KvAck ack = KvAck.CODEC.decode(reply.body());
+            if (ack.bytesReceived() != total) {
+                throw new IllegalStateException(
+                        "decode worker acknowledged " + ack.bytesReceived() + " of " + total + " bytes");
+            }
+            metrics.kvShipped(System.nanoTime() - start, total);
+            return ack;
+        });
+    }
+}

@@ -1,0 +1,160 @@
+package dev.tandem.worker;
+
+import dev.tandem.engine.Engine;
+import dev.tandem.protocol.CancelRequest;
+import dev.tandem.protocol.JsonCodec;
+import dev.tandem.protocol.PrefillDone;
+import dev.tandem.protocol.PrefillRequest;
+import dev.tandem.protocol.ProtocolException;
+import dev.tandem.protocol.WorkerFailure;
+import io.vertx.core.WorkerExecutor;
+import io.vertx.core.eventbus.Message;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * A decode worker prefilling a prompt itself — conditional disaggregation: when it holds the prompt's
+ * prefix and only a short rest is left to compute, the router sends the PREFILL_REQUEST here instead
+ * of to a prefill worker, and no KV moves. The prefix comes from the worker's kept blocks, the rest is
+ * computed on its compute thread between decode steps, and the KV is parked for the DECODE_REQUEST
+ * that follows, as if it had arrived. Runs on the worker's event loop.
+ */
+final class LocalPrefill {
+    private static final Logger LOG = Logger.getLogger(LocalPrefill.class.getName());
+
+    private static final class Job {
+        final PrefillRequest request;
+        volatile boolean cancelled;
+
+        Job(PrefillRequest request) {
+            this.request = request;
+        }
+    }
+
+    private final String workerId;
+    private final Engine engine;
+    private final WorkerExecutor compute;
+    private final BlockCache kept;
+    private final KvInbox inbox;
+    private final Supplier<String> noRoom;
+    private final Map<Long, Job> jobs = new HashMap<>();
+
+    /** @param noRoom why the worker cannot take one more request's KV, or null */
+    LocalPrefill(
+            String workerId,
+            Engine engine,
+            WorkerExecutor compute,
+            BlockCache kept,
+            KvInbox inbox,
+            Supplier<String> noRoom) {
+        this.workerId = workerId;
+        this.engine = engine;
+        this.compute = compute;
+        this.kept = kept;
+        this.inbox = inbox;
+        this.noRoom = noRoom;
+    }
+
+    /** Prompts being prefilled here. */
+    int running() {
+        return jobs.size();
+    }
+
+    int queuedTokens() {
+        int queued = 0;
+        for (Job job : jobs.values()) {
+            queued += job.request.promptTokens().length;
+        }
+        return queued;
+    }
+
+    void onPrefill(Message<Object> message) {
+        PrefillRequest request;
+        try {
+            request = PrefillRequest.CODEC.decode(JsonCodec.object(message.body()));
+        } catch (ProtocolException e) {
+            message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
+            return;
+        }
+        String invalid = invalid(request);
+        if (invalid != null) {
+            message.fail(WorkerFailure.BAD_REQUEST.code(), invalid);
+            return;
+        }
+        String full = noRoom.get();
+        if (full != null) {
+            message.fail(WorkerFailure.OVER_CAPACITY.code(), full);
+            return;
+        }
+        // KV an older attempt of the request left here is dead: the router moved it here again.
+        inbox.drop(request.requestId());
+        Job job = new Job(request);
+        jobs.put(request.requestId(), job);
+        compute.<PromptPrefill.Prefilled>executeBlocking(
+                        () -> PromptPrefill.run(
+                                engine, kept, request.promptTokens(), request.sampling(), () -> job.cancelled),
+                        false)
+                .onComplete(ar -> {
+                    jobs.remove(request.requestId());
+                    if (ar.succeeded() && !job.cancelled) {
+                        PromptPrefill.Prefilled p = ar.result();
+                        inbox.park(request.requestId(), request.attempt(), p.cache(), request.promptTokens());
+                        message.reply(PrefillDone.CODEC.encode(new PrefillDone(
+                                request.requestId(),
+                                p.firstToken(),
+                                request.promptTokens().length,
+                                0,
+                                p.micros(),
+                                p.cachedTokens())));
+                    } else if (job.cancelled || ar.cause() instanceof CancellationException) {
+                        if (ar.succeeded()) {
+                            ar.result().cache().free();
+                        }
+                        message.fail(
+                                WorkerFailure.CANCELLED.code(), "request " + request.requestId() + " was cancelled");
+                    } else if (ar.cause() instanceof IllegalArgumentException) {
+                        message.fail(
+                                WorkerFailure.BAD_REQUEST.code(), ar.cause().getMessage());
+                    } else {
+                        LOG.log(
+                                Level.WARNING,
+                                "local prefill of request " + request.requestId() + " failed",
+                                ar.cause());
+                        message.fail(WorkerFailure.INTERNAL.code(), "local prefill failed: " + ar.cause());
+                    }
+                });
+    }
+
+    void onCancel(Message<Object> message) {
+        try {
+            Job job = jobs.get(
+                    CancelRequest.CODEC.decode(JsonCodec.object(message.body())).requestId());
+            if (job != null) {
+                job.cancelled = true;
+            }
+        } catch (ProtocolException e) {
+            LOG.fine(() -> "ignoring malformed cancel: " + e.getMessage());
+        }
+    }
+
+    /** Cancels what a departed router asked for. */
+    void routerLeft(String routerNode) {
+        jobs.values().stream()
+                .filter(j -> routerNode.equals(j.request.routerNode()))
+                .forEach(j -> j.cancelled = true);
+    }
+
+    private String invalid(PrefillRequest request) {
+        if (!workerId.equals(request.decodeWorkerId())) {
+            return "a decode worker prefills only for itself, not for " + request.decodeWorkerId();
+        }
+        if (jobs.containsKey(request.requestId())) {
+            return "request " + request.requestId() + " is already prefilling here";
+        }
+        return PromptPrefill.invalid(engine, request.promptTokens());
+    }
+}

@@ -30,6 +30,11 @@ public final class AffinityStore implements SessionAffinity {
         return Future.fromCompletionStage(map.setAsync(sessionKey, decodeWorkerId), context);
     }
 
+    @Override
+    public Future<Void> forgetSession(String sessionKey) {
+        return Future.fromCompletionStage(map.deleteAsync(sessionKey), context).mapEmpty();
+    }
+
     /** Every router that notices does it; removing twice is harmless. The cluster-wide removal runs on a worker thread. */
     @Override
     public Future<Void> forgetWorker(String decodeWorkerId) {

@@ -14,6 +14,9 @@ public interface SessionAffinity {
 
     Future<Void> record(String sessionKey, String decodeWorkerId);
 
+    /** Forgets one session: its next request is scheduled as a new session's. */
+    Future<Void> forgetSession(String sessionKey);
+
     /** Drops every session pinned to a worker that is gone, so no session waits for it. */
     Future<Void> forgetWorker(String decodeWorkerId);
 }

@@ -135,6 +135,11 @@ public final class RequestRouter {
         failover.moveStalled(workerProgressNanos);
     }
 
+    /** Forgets a session's affinity (the seed's evict_kv_affinity): its next request is scheduled afresh. */
+    public Future<Void> forgetSession(String sessionKey) {
+        return affinity.forgetSession(sessionKey);
+    }
+
     /** Requests with an id and not yet ended. */
     public int activeRequests() {
         return lifecycle.active().size();

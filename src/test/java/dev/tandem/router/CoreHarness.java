@@ -209,6 +209,12 @@ final class CoreHarness {
         }
 
         @Override
+        public Future<Void> forgetSession(String sessionKey) {
+            affinity.remove(sessionKey);
+            return Future.succeededFuture();
+        }
+
+        @Override
         public Future<Void> forgetWorker(String decodeWorkerId) {
             affinity.values().removeIf(decodeWorkerId::equals);
             return Future.succeededFuture();

@@ -18,6 +18,40 @@ import java.util.function.Supplier;
 public final class HttpApi {
     private HttpApi() {}
 
+    /**
+     * {@code DELETE /v1/sessions/{key}}: forgets a session's affinity (the seed's evict_kv_affinity); the
+     * session's next request is scheduled as a new session's. 204, whether or not it was known.
+     */
+    private static void forgetSession(RoutingContext ctx, RequestRouter requests) {
+        String key = ctx.pathParam("key");
+        if (key == null || key.isEmpty() || key.length() > 256) {
+            ErrorResponses.send(
+                    ctx.response(),
+                    400,
+                    ErrorBodies.body(
+                            "the session key must be 1 to 256 characters",
+                            "invalid_request_error",
+                            "key",
+                            "invalid_value"));
+            return;
+        }
+        requests.forgetSession(key).onComplete(ar -> {
+            if (ar.succeeded()) {
+                ctx.response().setStatusCode(204).end();
+            } else {
+                ErrorResponses.send(
+                        ctx.response(),
+                        503,
+                        ErrorBodies.body(
+                                "the session could not be forgotten: "
+                                        + ar.cause().getMessage(),
+                                "service_unavailable",
+                                null,
+                                "cluster_unavailable"));
+            }
+        });
+    }
+
     public static Router create(
             Vertx vertx,
             HttpSettings http,
@@ -48,6 +82,7 @@ public final class HttpApi {
         router.post("/admin/workers/:id/drain")
                 .handler(BodyHandler.create(false).setBodyLimit(4096))
                 .handler(admin::drain);
+        router.delete("/v1/sessions/:key").handler(ctx -> forgetSession(ctx, disagg));
         router.route("/v1/stream").handler(new WebSocketStreamHandler(parser, disagg, http.maxBodyBytes()));
 
         router.errorHandler(

@@ -10,6 +10,7 @@ import dev.tandem.bridge.client.ClientBridges;
 import dev.tandem.bridge.console.ConsoleFeed;
 import dev.tandem.cluster.AffinityStore;
 import dev.tandem.cluster.ClusterNode;
+import dev.tandem.cluster.PrefixIndex;
 import dev.tandem.cluster.RequestIdSource;
 import dev.tandem.cluster.RequestIds;
 import dev.tandem.cluster.RouterLoadBoard;
@@ -70,6 +71,7 @@ public final class RouterVerticle extends VerticleBase {
     private final String nodeId;
     private WorkerDirectory directory;
     private RouterLoadBoard loadBoard;
+    private PrefixIndex prefixIndex;
     private LoadReporter loadReporter;
     private long stallTimer = -1;
     private io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> metricsHandler;
@@ -114,6 +116,9 @@ public final class RouterVerticle extends VerticleBase {
         directory = shared.directory();
         RouterSettings settings = config.router();
         loadBoard = new RouterLoadBoard(vertx, context, hazelcast, routerId, settings.loadReportTtlMs());
+        // Which worker caches which prompt block, from the workers' KV cache events.
+        prefixIndex = new PrefixIndex(vertx, context);
+        directory.onRemoved(workerId -> context.runOnContext(v -> prefixIndex.forgetWorker(workerId)));
         LoadTracker loads = new LoadTracker();
         // Least-loaded counts every replica's dispatches: ours as they happen, the others' from their reports.
         var registry = nodeMetrics.registry();
@@ -168,7 +173,7 @@ public final class RouterVerticle extends VerticleBase {
                 model, tokenizer, chatTemplate, config.router().defaultMaxTokens());
         var http = config.http();
         // The bridge first: the SockJS bridge is mounted on the HTTP routes.
-        return Future.all(directory.start(), tokens, loadBoard.start())
+        return Future.all(directory.start(), tokens, loadBoard.start(), prefixIndex.start())
                 .onSuccess(v -> loadReporter.start())
                 .compose(
                         v -> ClientBridges.start(vertx, config.bridge(), parser, requests, settings.requestTimeoutMs()))
@@ -273,9 +278,10 @@ public final class RouterVerticle extends VerticleBase {
             consoleFeed.stop();
         }
         Future<Void> board = loadBoard == null ? Future.succeededFuture() : loadBoard.stop();
+        Future<Void> index = prefixIndex == null ? Future.succeededFuture() : prefixIndex.stop();
         Future<Void> dir = directory == null ? Future.succeededFuture() : directory.stop();
         Future<Void> clients = bridge == null ? Future.succeededFuture() : bridge.stop();
-        return Future.all(board, dir, clients);
+        return Future.all(board, index, dir, clients);
     }
 
     /** The port HTTP listens on (the configured one, or the one the OS chose for port 0). */
@@ -303,5 +309,10 @@ public final class RouterVerticle extends VerticleBase {
 
     public RequestRouter requests() {
         return requests;
+    }
+
+    /** Which worker's KV caches hold which prompt block; read it on this verticle's context. Null before start. */
+    public PrefixIndex prefixIndex() {
+        return prefixIndex;
     }
 }

@@ -2,6 +2,7 @@ package dev.tandem.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -9,6 +10,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.DoubleSupplier;
 import java.util.function.IntSupplier;
 
 /**
@@ -165,6 +167,34 @@ public final class RouterMetrics {
 
     public void affinity(boolean hit) {
         (hit ? affinityHits : affinityMisses).increment();
+    }
+
+    /**
+     * The router's prefix index, read at scrape time: block→worker entries, workers indexed, the lag of
+     * the latest cache event applied, snapshots asked for and gaps seen in workers' event numbers.
+     */
+    public void prefixIndex(
+            DoubleSupplier entries,
+            DoubleSupplier workers,
+            DoubleSupplier lagMillis,
+            DoubleSupplier snapshots,
+            DoubleSupplier gaps) {
+        Gauge.builder("tandem.prefix.index.entries", entries::getAsDouble)
+                .description("block-to-worker entries in this router's prefix index")
+                .register(registry);
+        Gauge.builder("tandem.prefix.index.workers", workers::getAsDouble)
+                .description("workers whose KV caches this router indexes")
+                .register(registry);
+        Gauge.builder("tandem.prefix.index.event.lag", lagMillis::getAsDouble)
+                .baseUnit("milliseconds")
+                .description("from a worker sending its latest cache events to this router applying them")
+                .register(registry);
+        FunctionCounter.builder("tandem.prefix.index.snapshots", snapshots, DoubleSupplier::getAsDouble)
+                .description("cache snapshots asked of workers (late start, gaps)")
+                .register(registry);
+        FunctionCounter.builder("tandem.prefix.index.gaps", gaps, DoubleSupplier::getAsDouble)
+                .description("gaps seen in workers' cache event numbers")
+                .register(registry);
     }
 
     /** A dispatch: prefilled on the decode worker itself (no KV moves) or on a prefill worker. */

@@ -34,7 +34,6 @@ import dev.tandem.router.EventBusDispatcher;
 import dev.tandem.router.LoadReporter;
 import dev.tandem.router.LoadTracker;
 import dev.tandem.router.PairScheduler;
-import dev.tandem.router.PrefixLookup;
 import dev.tandem.router.RequestRouter;
 import dev.tandem.router.RouterIdentity;
 import dev.tandem.router.VertxRouterLoop;
@@ -133,7 +132,7 @@ public final class RouterVerticle extends VerticleBase {
                 SchedulingPlugins.profile("prefill", settings.prefill()),
                 SchedulingPlugins.profile("decode", settings.decode()),
                 SchedulingObserver.of(scheduling::pluginTimed, scheduling::chosen),
-                PrefixLookup.NONE,
+                prefixIndex::leadingBlocks,
                 settings.localPrefillMaxTokens());
         RouterMetrics metrics = new RouterMetrics(registry);
         requests = RequestRouter.builder()
@@ -147,6 +146,12 @@ public final class RouterVerticle extends VerticleBase {
                 .model(tokenizer, model.config().seqLen())
                 .build();
         metrics.inFlight(requests::admitted);
+        metrics.prefixIndex(
+                prefixIndex::entries,
+                prefixIndex::workers,
+                prefixIndex::lastEventLagMillis,
+                prefixIndex::snapshots,
+                prefixIndex::gaps);
         RegistryGauges gauges = new RegistryGauges(registry, directory::all, directory::get);
         var scrape = nodeMetrics.scrapeHandler();
         metricsHandler = ctx -> {

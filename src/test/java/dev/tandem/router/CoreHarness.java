@@ -158,6 +158,18 @@ final class CoreHarness {
         loop.runPending();
     }
 
+    /** Marks a worker draining in the registry snapshot: the not-draining filter leaves it out. */
+    void drain(String worker) {
+        for (List<WorkerView> pool : List.of(prefill, decode)) {
+            pool.replaceAll(w -> !w.id().equals(worker)
+                    ? w
+                    : new WorkerView(
+                            new WorkerDescriptor(
+                                    w.id(), w.role(), w.model(), w.modelFingerprint(), "node-w", 8, true, w.load()),
+                            0));
+        }
+    }
+
     void workerGone(String worker) {
         prefill.removeIf(w -> w.id().equals(worker));
         decode.removeIf(w -> w.id().equals(worker));

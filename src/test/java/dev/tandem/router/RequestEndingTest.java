@@ -120,6 +120,21 @@ class RequestEndingTest {
                     assertEquals("AB", r.sink().text.toString(), "nothing after the end");
                 }),
 
+                // ---- nobody to serve it ----
+                EventSequence.of("every decode worker filtered out: a typed 503 at once", 2, 2, h -> {
+                    h.drain("d1");
+                    h.drain("d2");
+                    var r = h.submit(3);
+                    assertEquals("error:503 no_decode_workers", r.sink().outcome());
+                    assertEquals(0, h.workers.prefills.size());
+                }),
+                EventSequence.of("every prefill worker filtered out: a typed 503 at once", 2, 1, h -> {
+                    h.drain("p1");
+                    h.drain("p2");
+                    var r = h.submit(3);
+                    assertEquals("error:503 no_prefill_workers", r.sink().outcome());
+                }),
+
                 // ---- load and admission ----
                 EventSequence.of(
                         "over max-in-flight: 429 at once, nothing taken", 1, 1, s -> s.withMaxInFlight(1), h -> {

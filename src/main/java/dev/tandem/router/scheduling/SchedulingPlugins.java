@@ -19,9 +19,11 @@ public final class SchedulingPlugins {
             "not-draining", NotDrainingFilter::new);
     private static final Map<String, Supplier<Scorer>> SCORERS = Map.of(
             "least-loaded", LeastLoadedScorer::new,
-            "queue-depth", QueueDepthScorer::new,
+            "queued-prefill-tokens", QueuedPrefillTokensScorer::new,
+            "active-sequences", ActiveSequencesScorer::new,
             "kv-utilization", KvUtilizationScorer::new,
-            "session-affinity", SessionAffinityScorer::new);
+            "session-affinity", SessionAffinityScorer::new,
+            "prefix-overlap", PrefixOverlapScorer::new);
 
     private SchedulingPlugins() {}
 

@@ -39,12 +39,14 @@ public record RouterSettings(
                 s.integer("load-report-ms", 250L, 10, 60_000),
                 SchedulerSettings.read(
                         s.section("prefill-scheduling"),
-                        List.of("not-draining"),
-                        List.of(new SchedulerSettings.WeightedPlugin("least-loaded", 1))),
+                        SchedulerSettings.of(
+                                List.of("not-draining"),
+                                List.of(new SchedulerSettings.WeightedPlugin("least-loaded", 1)))),
                 SchedulerSettings.read(
                         s.section("decode-scheduling"),
-                        List.of("not-draining"),
-                        List.of(new SchedulerSettings.WeightedPlugin("session-affinity", 1))));
+                        SchedulerSettings.of(
+                                List.of("not-draining"),
+                                List.of(new SchedulerSettings.WeightedPlugin("session-affinity", 1)))));
         s.rejectUnknownKeys();
         return r;
     }

@@ -68,7 +68,11 @@ class TandemConfigTest {
                                                                         new io.vertx.core.json.JsonArray()
                                                                                 .add(new JsonObject()
                                                                                         .put("plugn", "x"))))),
-                        "plugn"));
+                        "plugn"),
+                Arguments.of(new JsonObject("""
+                                {"router": {"decode-scheduling": {"filters": [
+                                    {"plugin": "load-threshold", "max-kv-utilization": 2}]}}}
+                                """), "router.decode-scheduling.filters[0].max-kv-utilization"));
     }
 
     @ParameterizedTest

@@ -24,7 +24,7 @@ class LoadScorersTest {
             scorers.add(new SchedulerSettings.WeightedPlugin(
                     (String) pluginsAndWeights[i], ((Number) pluginsAndWeights[i + 1]).doubleValue()));
         }
-        return SchedulingPlugins.profile("test", new SchedulerSettings(List.of("not-draining"), scorers));
+        return SchedulingPlugins.profile("test", SchedulerSettings.of(List.of("not-draining"), scorers));
     }
 
     private static WorkerLoad queued(int tokens) {

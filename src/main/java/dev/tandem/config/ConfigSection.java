@@ -3,6 +3,7 @@ package dev.tandem.config;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -110,6 +111,15 @@ final class ConfigSection {
         }
         if (!(value >= min && value <= max)) {
             throw new ConfigException("'" + key(name) + "' must be between " + min + " and " + max + ", got " + value);
+        }
+        return value;
+    }
+
+    /** A string that must be one of {@code known}. */
+    String choice(String name, String dflt, Collection<String> known) {
+        String value = string(name, dflt);
+        if (!known.contains(value)) {
+            throw new ConfigException("'" + key(name) + "' must be one of " + known + ", got '" + value + "'");
         }
         return value;
     }

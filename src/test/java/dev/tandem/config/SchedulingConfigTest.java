@@ -16,13 +16,14 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The scheduling profiles: filters as names or as mappings with parameters, what a profile leaves out
- * taken from the defaults, and errors that name their key. Each row is a {@code router} section (JSON,
- * as the YAML reads).
+ * {@code router.policy} and the scheduling profiles that override it: filters as names or as mappings
+ * with parameters, what an override leaves out taken from the policy, and errors that name their key.
+ * Each row is a {@code router} section (JSON, as the YAML reads).
  */
 class SchedulingConfigTest {
     private static final NamedFilter NOT_DRAINING = new NamedFilter("not-draining");
-    private static final RouterSettings DEFAULTS = TandemConfig.defaults().router();
+    private static final SchedulingPolicy DEFAULT = SchedulingPolicy.named("default");
+    private static final SchedulingPolicy SEED = SchedulingPolicy.named("seed");
 
     private static RouterSettings router(String json) {
         return TandemConfig.fromJson(new JsonObject().put("router", new JsonObject(json)))
@@ -36,41 +37,60 @@ class SchedulingConfigTest {
 
     static Stream<Arguments> valid() {
         return Stream.of(
-                Arguments.of("{}", DEFAULTS.prefill(), DEFAULTS.decode()),
+                Arguments.of("{}", "default", DEFAULT.prefill(), DEFAULT.decode()),
+                Arguments.of("{\"policy\": \"seed\"}", "seed", SEED.prefill(), SEED.decode()),
+                Arguments.of(
+                        "{\"policy\": \"round-robin\"}",
+                        "round-robin",
+                        profile(List.of(NOT_DRAINING)),
+                        profile(List.of(NOT_DRAINING))),
+                Arguments.of(
+                        // an override replaces what it sets; its filters stay the policy's
+                        """
+                        {"policy": "seed", "decode-scheduling": {"scorers": [{"plugin": "kv-utilization", "weight": 3}]}}
+                        """,
+                        "seed",
+                        SEED.prefill(),
+                        profile(List.of(NOT_DRAINING), new WeightedPlugin("kv-utilization", 3))),
                 Arguments.of(
                         """
                         {"prefill-scheduling": {"filters": ["not-draining",
                             {"plugin": "load-threshold", "max-queued-prefill-tokens": 1000}]}}
                         """,
+                        "default",
                         new SchedulerSettings(
                                 List.of(NOT_DRAINING, new LoadThreshold(1000, Long.MAX_VALUE, 0.95)),
-                                DEFAULTS.prefill().scorers()),
-                        DEFAULTS.decode()),
+                                DEFAULT.prefill().scorers()),
+                        DEFAULT.decode()),
                 Arguments.of(
                         """
-                        {"decode-scheduling": {"filters": [{"plugin": "not-draining"},
+                        {"policy": "least-loaded", "decode-scheduling": {"filters": [{"plugin": "not-draining"},
                             {"plugin": "load-threshold", "max-queued-prefill-tokens": "0",
-                             "max-active-sequences": 12, "max-kv-utilization": "0.5"}],
-                          "scorers": [{"plugin": "least-loaded"}]}}
+                             "max-active-sequences": 12, "max-kv-utilization": "0.5"}]}}
                         """,
-                        DEFAULTS.prefill(),
+                        "least-loaded",
+                        SchedulingPolicy.named("least-loaded").prefill(),
                         profile(
                                 List.of(NOT_DRAINING, new LoadThreshold(0, 12, 0.5)),
                                 new WeightedPlugin("least-loaded", 1))),
                 Arguments.of(
                         "{\"decode-scheduling\": {\"filters\": [\"load-threshold\"], \"scorers\": []}}",
-                        DEFAULTS.prefill(),
+                        "default",
+                        DEFAULT.prefill(),
                         profile(List.of(LoadThreshold.DEFAULTS))),
                 Arguments.of(
                         "{\"prefill-scheduling\": {\"filters\": []}}",
-                        new SchedulerSettings(List.of(), DEFAULTS.prefill().scorers()),
-                        DEFAULTS.decode()));
+                        "default",
+                        new SchedulerSettings(List.of(), DEFAULT.prefill().scorers()),
+                        DEFAULT.decode()));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("valid")
-    void filtersAreNamesOrMappings(String json, SchedulerSettings prefill, SchedulerSettings decode) {
+    void profilesAreThePolicysUnlessOverridden(
+            String json, String policy, SchedulerSettings prefill, SchedulerSettings decode) {
         RouterSettings r = router(json);
+        assertEquals(policy, r.policy());
         assertEquals(prefill, r.prefill());
         assertEquals(decode, r.decode());
     }
@@ -78,6 +98,8 @@ class SchedulingConfigTest {
     static Stream<Arguments> invalid() {
         String filters = "{\"prefill-scheduling\": {\"filters\": [\"not-draining\", %s]}}";
         return Stream.of(
+                Arguments.of("{\"policy\": \"fastest\"}", "'router.policy' must be one of [default, seed, round-robin"),
+                Arguments.of("{\"policy\": {\"name\": \"seed\"}}", "'router.policy' must be a string"),
                 Arguments.of(
                         filters.formatted("{\"plugin\": \"load-threshold\", \"max-kv-utilisation\": 0.9}"),
                         "'router.prefill-scheduling.filters[1].max-kv-utilisation'"),
@@ -119,5 +141,12 @@ class SchedulingConfigTest {
         assertEquals(
                 TandemConfig.defaults().worker().maxQueuedPrefillTokens(),
                 LoadThreshold.DEFAULTS.maxQueuedPrefillTokens());
+    }
+
+    @Test
+    void withPolicySwitchesBothProfiles() {
+        RouterSettings seed = TandemConfig.defaults().router().withPolicy("seed");
+        assertEquals(router("{\"policy\": \"seed\"}"), seed);
+        assertThrows(ConfigException.class, () -> seed.withPolicy("fastest"));
     }
 }

@@ -3,6 +3,7 @@ package dev.tandem.config;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -21,7 +22,8 @@ final class ConfigSection {
         this.json = json == null ? new JsonObject() : json;
     }
 
-    private String key(String name) {
+    /** The full key of {@code name} in this section, as error messages name it. */
+    String key(String name) {
         return path.isEmpty() ? name : path + "." + name;
     }
 
@@ -89,6 +91,39 @@ final class ConfigSection {
         throw new ConfigException("'" + key(name) + "' must be true or false, got " + v);
     }
 
+    /** A number with a fraction (or without); from the environment it arrives as a string. */
+    double decimal(String name, double dflt, double min, double max) {
+        read.add(name);
+        Object v = json.getValue(name);
+        double value;
+        if (v == null) {
+            value = dflt;
+        } else if (v instanceof Number n) {
+            value = n.doubleValue();
+        } else if (v instanceof String s) {
+            try {
+                value = Double.parseDouble(s.trim());
+            } catch (NumberFormatException e) {
+                throw new ConfigException("'" + key(name) + "' must be a number, got '" + s + "'");
+            }
+        } else {
+            throw new ConfigException("'" + key(name) + "' must be a number");
+        }
+        if (!(value >= min && value <= max)) {
+            throw new ConfigException("'" + key(name) + "' must be between " + min + " and " + max + ", got " + value);
+        }
+        return value;
+    }
+
+    /** A string that must be one of {@code known}. */
+    String choice(String name, String dflt, Collection<String> known) {
+        String value = string(name, dflt);
+        if (!known.contains(value)) {
+            throw new ConfigException("'" + key(name) + "' must be one of " + known + ", got '" + value + "'");
+        }
+        return value;
+    }
+
     int integer(String name, int dflt, int min, int max) {
         return (int) integer(name, (long) dflt, min, max);
     }
@@ -135,6 +170,44 @@ final class ConfigSection {
                 throw new ConfigException("'" + key(name) + "[" + i + "]' must be a mapping");
             }
             out.add(new ConfigSection(key(name) + "[" + i + "]", o));
+        }
+        return out;
+    }
+
+    /**
+     * A list whose entries are names or mappings: a name {@code n} reads as the mapping
+     * {@code {nameKey: n}}, so both forms are read alike ({@code filters: [a, {plugin: b, x: 1}]}). A
+     * comma-separated string is a list of names.
+     */
+    List<ConfigSection> namesOrSections(String name, String nameKey) {
+        read.add(name);
+        Object v = json.getValue(name);
+        List<ConfigSection> out = new ArrayList<>();
+        if (v == null) {
+            return out;
+        }
+        if (v instanceof String s) {
+            for (String part : s.split(",")) {
+                if (!part.isBlank()) {
+                    out.add(new ConfigSection(
+                            key(name) + "[" + out.size() + "]", new JsonObject().put(nameKey, part.trim())));
+                }
+            }
+            return out;
+        }
+        if (!(v instanceof JsonArray array)) {
+            throw new ConfigException("'" + key(name) + "' must be a list");
+        }
+        for (int i = 0; i < array.size(); i++) {
+            String entry = key(name) + "[" + i + "]";
+            Object e = array.getValue(i);
+            if (e instanceof String s) {
+                out.add(new ConfigSection(entry, new JsonObject().put(nameKey, s)));
+            } else if (e instanceof JsonObject o) {
+                out.add(new ConfigSection(entry, o));
+            } else {
+                throw new ConfigException("'" + entry + "' must be a name or a mapping");
+            }
         }
         return out;
     }

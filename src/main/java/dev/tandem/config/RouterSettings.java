@@ -1,11 +1,13 @@
 package dev.tandem.config;
 
-import java.util.List;
-
 /**
  * Router behaviour: deadlines, defaults, affinity retention, load sharing between replicas and the two
  * scheduling profiles.
  *
+ * @param policy               the named {@link SchedulingPolicy} the profiles start from
+ * @param prefill              the effective prefill profile: the policy's, with what {@code prefill-scheduling}
+ *                             sets in its place
+ * @param decode               the effective decode profile, likewise with {@code decode-scheduling}
  * @param decodeStallTimeoutMs a decoding request that gets no token for this long is moved to another
  *                             decode worker (the worker is alive in the registry but stuck)
  * @param decodeStartTimeoutMs how long a decode worker may take to answer DECODE_REQUEST (it joins the
@@ -27,10 +29,13 @@ public record RouterSettings(
         long decodeStallTimeoutMs,
         long loadReportMs,
         int localPrefillMaxTokens,
+        String policy,
         SchedulerSettings prefill,
         SchedulerSettings decode) {
 
     static RouterSettings read(ConfigSection s) {
+        SchedulingPolicy policy =
+                SchedulingPolicy.named(s.choice("policy", SchedulingPolicy.DEFAULT, SchedulingPolicy.names()));
         RouterSettings r = new RouterSettings(
                 s.integer("request-timeout-ms", 120_000L, 100, 86_400_000L),
                 s.integer("prefill-timeout-ms", 30_000L, 100, 3_600_000L),
@@ -42,14 +47,9 @@ public record RouterSettings(
                 s.integer("decode-stall-timeout-ms", 30_000L, 100, 3_600_000L),
                 s.integer("load-report-ms", 250L, 10, 60_000),
                 s.integer("local-prefill-max-tokens", 256, 0, 1 << 20),
-                SchedulerSettings.read(
-                        s.section("prefill-scheduling"),
-                        List.of("not-draining"),
-                        List.of(new SchedulerSettings.WeightedPlugin("least-loaded", 1))),
-                SchedulerSettings.read(
-                        s.section("decode-scheduling"),
-                        List.of("not-draining"),
-                        List.of(new SchedulerSettings.WeightedPlugin("session-affinity", 1))));
+                policy.name(),
+                SchedulerSettings.read(s.section("prefill-scheduling"), policy.prefill()),
+                SchedulerSettings.read(s.section("decode-scheduling"), policy.decode()));
         s.rejectUnknownKeys();
         return r;
     }
@@ -57,6 +57,25 @@ public record RouterSettings(
     /** A replica's report is counted for this long after it arrived. */
     public long loadReportTtlMs() {
         return 4 * loadReportMs;
+    }
+
+    /** These settings with {@code name}'s profiles, as if the file set only {@code router.policy}. */
+    public RouterSettings withPolicy(String name) {
+        SchedulingPolicy p = SchedulingPolicy.named(name);
+        return new RouterSettings(
+                requestTimeoutMs,
+                prefillTimeoutMs,
+                decodeStartTimeoutMs,
+                defaultMaxTokens,
+                maxInFlight,
+                affinityIdleSeconds,
+                affinityMaxEntries,
+                decodeStallTimeoutMs,
+                loadReportMs,
+                localPrefillMaxTokens,
+                p.name(),
+                p.prefill(),
+                p.decode());
     }
 
     public RouterSettings withMaxInFlight(int max) {
@@ -71,6 +90,7 @@ public record RouterSettings(
                 decodeStallTimeoutMs,
                 loadReportMs,
                 localPrefillMaxTokens,
+                policy,
                 prefill,
                 decode);
     }
@@ -87,6 +107,7 @@ public record RouterSettings(
                 decodeStallTimeoutMs,
                 loadReportMs,
                 localPrefillMaxTokens,
+                policy,
                 prefill,
                 decode);
     }
@@ -103,6 +124,7 @@ public record RouterSettings(
                 decodeStallTimeoutMs,
                 loadReportMs,
                 tokens,
+                policy,
                 prefill,
                 decode);
     }
@@ -119,6 +141,7 @@ public record RouterSettings(
                 ms,
                 loadReportMs,
                 localPrefillMaxTokens,
+                policy,
                 prefill,
                 decode);
     }

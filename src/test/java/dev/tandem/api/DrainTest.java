@@ -100,9 +100,20 @@ class DrainTest {
                 http.post("/admin/workers/decode-1/drain", "{\"draining\": false}")
                         .statusCode());
         TestNodes.awaitTrue(() -> !draining("decode-1"), Duration.ofSeconds(5), "the drain to be lifted");
-        Set<String> used = new HashSet<>();
+        // Once both heartbeats report no sequences, concurrent requests spread over both: the default
+        // policy sends each to the worker with the fewest sequences, counting the ones just dispatched.
+        TestNodes.awaitTrue(
+                () -> node.router().directory().workers(WorkerRole.DECODE).stream()
+                        .allMatch(w -> w.load().activeSequences() == 0),
+                Duration.ofSeconds(5),
+                "the heartbeats to report both decode workers idle");
+        List<CompletableFuture<HttpResponse<String>>> again = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            used.add(decodeWorkerOf(http.post("/v1/completions", "{\"prompt\": \"again\", \"max_tokens\": 2}")));
+            again.add(http.postAsync("/v1/completions", "{\"prompt\": \"again\", \"max_tokens\": 2}"));
+        }
+        Set<String> used = new HashSet<>();
+        for (CompletableFuture<HttpResponse<String>> f : again) {
+            used.add(decodeWorkerOf(f.join()));
         }
         assertEquals(Set.of("decode-1", "decode-2"), used);
     }

@@ -60,6 +60,25 @@ class EnvOverridesTest {
     }
 
     @Test
+    void thePolicyIsAStringKey() {
+        TandemConfig c = EnvOverrides.apply(SHIPPED, Map.of("TANDEM_ROUTER_POLICY", "least-loaded"))
+                .parse();
+        assertEquals("least-loaded", c.router().policy());
+        assertEquals(
+                SchedulingPolicy.named("least-loaded").prefill(), c.router().prefill());
+        assertEquals(SchedulingPolicy.named("least-loaded").decode(), c.router().decode());
+        ConfigException unknown = assertThrows(
+                ConfigException.class,
+                () -> EnvOverrides.apply(SHIPPED, Map.of("TANDEM_ROUTER_POLICY", "fastest"))
+                        .parse());
+        assertTrue(
+                unknown.getMessage().contains("router.policy")
+                        && unknown.getMessage().contains("round-robin")
+                        && unknown.getMessage().contains("TANDEM_ROUTER_POLICY"),
+                unknown.getMessage());
+    }
+
+    @Test
     void aMistypedVariableFailsWithItsName() {
         ConfigException unknownKey = assertThrows(
                 ConfigException.class,

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -47,6 +48,25 @@ class TandemConfigTest {
         assertEquals("least-loaded", c.router().decode().scorers().get(0).plugin());
     }
 
+    @Test
+    void aPolicyAndAFilterWithParametersAreRead() {
+        TandemConfig c = TandemConfig.fromJson(new JsonObject("""
+                {"router": {"policy": "seed", "prefill-scheduling": {"filters": [
+                    "not-draining", {"plugin": "load-threshold", "max-active-sequences": 8}]}}}
+                """));
+        assertEquals("seed", c.router().policy());
+        assertEquals(
+                List.of(
+                        new SchedulerSettings.NamedFilter("not-draining"),
+                        new SchedulerSettings.LoadThreshold(65_536, 8, 0.95)),
+                c.router().prefill().filters());
+        assertEquals(
+                SchedulingPolicy.named("seed").prefill().scorers(),
+                c.router().prefill().scorers());
+        assertEquals(SchedulingPolicy.named("seed").decode(), c.router().decode());
+        assertEquals("default", TandemConfig.defaults().router().policy());
+    }
+
     static Stream<Arguments> badConfigs() {
         return Stream.of(
                 Arguments.of(new JsonObject().put("htp", new JsonObject()), "htp"),
@@ -68,7 +88,12 @@ class TandemConfigTest {
                                                                         new io.vertx.core.json.JsonArray()
                                                                                 .add(new JsonObject()
                                                                                         .put("plugn", "x"))))),
-                        "plugn"));
+                        "plugn"),
+                Arguments.of(new JsonObject().put("router", new JsonObject().put("policy", "fair")), "router.policy"),
+                Arguments.of(new JsonObject("""
+                                {"router": {"decode-scheduling": {"filters": [
+                                    {"plugin": "load-threshold", "max-kv-utilization": 2}]}}}
+                                """), "router.decode-scheduling.filters[0].max-kv-utilization"));
     }
 
     @ParameterizedTest

@@ -40,8 +40,12 @@ class ReplicaClusterIT extends ClusterIT {
     void start() {
         // Registry heartbeat and TTL stay at their defaults (250/3000 ms): nothing here is killed, and a
         // short TTL only risks workers lapsing from the registry when the 2 cores are busy. A request
-        // timeout under the client's 30 s makes a stuck request an HTTP 504 with a message.
-        cluster = new TandemCluster(ReplicaClusterIT.class, Map.of("router.request-timeout-ms", 20_000));
+        // timeout under the client's 30 s makes a stuck request an HTTP 504 with a message. The seed
+        // policy: new sessions take turns on the decode workers, so sessions started in a row land on both
+        // and their affinity is checked on each (the default policy sends each to the worker that looks
+        // least busy, which for requests in a row may be the same one every time).
+        cluster = new TandemCluster(
+                ReplicaClusterIT.class, Map.of("router.request-timeout-ms", 20_000, "router.policy", "seed"));
         // prefill-1 is the seed: it starts alone and is never killed.
         List<TandemProcess> nodes = cluster.start(
                 Node.prefill("prefill-1"),
@@ -108,8 +112,8 @@ class ReplicaClusterIT extends ClusterIT {
 
     @Test
     void aSessionKeepsItsDecodeWorkerAcrossRouters() {
-        // Sessions 0-2 start on router A, 3-5 on router B. Each router sends new sessions round-robin,
-        // so three new sessions in a row land on both decode workers.
+        // Sessions 0-2 start on router A, 3-5 on router B. Each router sends new sessions round-robin (the
+        // seed policy), so three new sessions in a row land on both decode workers.
         List<String> sessions = new ArrayList<>();
         List<String> pinned = new ArrayList<>();
         for (int i = 0; i < 6; i++) {

@@ -9,6 +9,7 @@ import dev.tandem.node.TandemNode;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -124,11 +125,19 @@ class MetricsTest {
 
     @Test
     void schedulingIsTimedPerPluginAndCountedPerDecision() {
-        assertEquals(
-                REQUESTS, value("tandem_scheduling_plugin_seconds_count{plugin=\"least-loaded\",profile=\"prefill\"}"));
-        assertEquals(
-                REQUESTS,
-                value("tandem_scheduling_plugin_seconds_count{plugin=\"session-affinity\",profile=\"decode\"}"));
+        // The default policy's plugins, each once per decision.
+        for (String plugin : List.of("not-draining", "load-threshold", "prefix-overlap", "queued-prefill-tokens")) {
+            assertEquals(
+                    REQUESTS,
+                    value("tandem_scheduling_plugin_seconds_count{plugin=\"" + plugin + "\",profile=\"prefill\"}"),
+                    plugin);
+        }
+        for (String plugin : List.of("session-affinity", "prefix-overlap", "active-sequences", "kv-utilization")) {
+            assertEquals(
+                    REQUESTS,
+                    value("tandem_scheduling_plugin_seconds_count{plugin=\"" + plugin + "\",profile=\"decode\"}"),
+                    plugin);
+        }
         double decisions = value("tandem_scheduling_decisions_total{profile=\"prefill\",worker=\"prefill-1\"}")
                 + value("tandem_scheduling_decisions_total{profile=\"prefill\",worker=\"prefill-2\"}");
         assertEquals(REQUESTS, decisions);

@@ -70,7 +70,7 @@ final class CoreHarness {
                 .build();
     }
 
-    /** A pair scheduler with the default profiles (least-loaded prefill; affinity, else round-robin, decode). */
+    /** A pair scheduler with the configuration's default profiles (the {@code default} policy's). */
     static PairScheduler defaultScheduler(java.util.function.Function<WorkerRole, List<WorkerView>> workers) {
         RouterSettings defaults = TandemConfig.defaults().router();
         return new PairScheduler(

@@ -18,13 +18,16 @@ import org.junit.jupiter.api.Test;
 /**
  * Least-loaded prefill counts the other replicas' dispatches: a request router B has in prefill on
  * prefill-1 makes router A — which has nothing in flight itself — choose prefill-2. Without the
- * shared load, A would see a tie and its round-robin would start at prefill-1.
+ * shared load, A would see a tie and its round-robin would start at prefill-1. Least-loaded prefill is
+ * the {@code seed} policy's (and {@code least-loaded}'s); the default policy reads the shared in-flight
+ * counts in {@code active-sequences} and {@code load-threshold}.
  */
 class SharedLoadTest {
 
     @Test
     void aReplicaAvoidsTheWorkerAnotherReplicaIsUsing() throws Exception {
-        TandemConfig config = TestNodes.config();
+        TandemConfig base = TestNodes.config();
+        TandemConfig config = base.withRouter(base.router().withPolicy("seed"));
         // Prefill paced to 40 ms per prompt token: a 30-token prompt holds its worker for over a second.
         TandemNode workers = TandemNode.start(
                 config,

@@ -2,6 +2,8 @@ package dev.tandem.router.scheduling;
 
 import dev.tandem.config.ConfigException;
 import dev.tandem.config.SchedulerSettings;
+import dev.tandem.config.SchedulerSettings.FilterSettings;
+import dev.tandem.config.SchedulerSettings.LoadThreshold;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -12,32 +14,31 @@ import java.util.function.Supplier;
  * the filters correctness needs — {@code not-failed} and {@code model-match} — whether configured or not.
  */
 public final class SchedulingPlugins {
-    private static final List<String> REQUIRED_FILTERS = List.of("not-failed", "model-match");
+    private static final List<FilterSettings> REQUIRED_FILTERS =
+            List.of(FilterSettings.named("not-failed"), FilterSettings.named("model-match"));
     private static final Map<String, Supplier<Filter>> FILTERS = Map.of(
-            "not-failed", NotFailedFilter::new,
-            "model-match", ModelMatchFilter::new,
-            "not-draining", NotDrainingFilter::new);
+            "not-failed",
+            NotFailedFilter::new,
+            "model-match",
+            ModelMatchFilter::new,
+            "not-draining",
+            NotDrainingFilter::new,
+            LoadThreshold.PLUGIN,
+            () -> new LoadThresholdFilter(LoadThreshold.DEFAULTS));
     private static final Map<String, Supplier<Scorer>> SCORERS = Map.of(
             "least-loaded", LeastLoadedScorer::new,
-            "queue-depth", QueueDepthScorer::new,
+            "queued-prefill-tokens", QueuedPrefillTokensScorer::new,
+            "active-sequences", ActiveSequencesScorer::new,
             "kv-utilization", KvUtilizationScorer::new,
-            "session-affinity", SessionAffinityScorer::new);
+            "session-affinity", SessionAffinityScorer::new,
+            "prefix-overlap", PrefixOverlapScorer::new);
 
     private SchedulingPlugins() {}
 
     public static SchedulingProfile profile(String name, SchedulerSettings settings) {
-        List<String> filterNames = new ArrayList<>(REQUIRED_FILTERS);
-        settings.filters().stream().filter(f -> !filterNames.contains(f)).forEach(filterNames::add);
-        List<Filter> filters = filterNames.stream()
-                .map(f -> {
-                    Supplier<Filter> s = FILTERS.get(f);
-                    if (s == null) {
-                        throw new ConfigException(
-                                "unknown filter '" + f + "' in " + name + " scheduling; known: " + FILTERS.keySet());
-                    }
-                    return s.get();
-                })
-                .toList();
+        List<FilterSettings> filterSettings = new ArrayList<>(REQUIRED_FILTERS);
+        settings.filters().stream().filter(f -> !filterSettings.contains(f)).forEach(filterSettings::add);
+        List<Filter> filters = filterSettings.stream().map(f -> filter(name, f)).toList();
         List<SchedulingProfile.WeightedScorer> scorers = settings.scorers().stream()
                 .map(p -> {
                     Supplier<Scorer> s = SCORERS.get(p.plugin());
@@ -49,5 +50,17 @@ public final class SchedulingPlugins {
                 })
                 .toList();
         return new SchedulingProfile(name, filters, scorers, new MaxScorePicker());
+    }
+
+    private static Filter filter(String profile, FilterSettings settings) {
+        if (settings instanceof LoadThreshold threshold) {
+            return new LoadThresholdFilter(threshold);
+        }
+        Supplier<Filter> s = FILTERS.get(settings.plugin());
+        if (s == null) {
+            throw new ConfigException("unknown filter '" + settings.plugin() + "' in " + profile
+                    + " scheduling; known: " + FILTERS.keySet());
+        }
+        return s.get();
     }
 }

@@ -38,10 +38,10 @@ public final class SchedulingProfile {
     /** The same choice, with each plugin's time and the result reported to {@code observer}. */
     public Optional<WorkerView> choose(
             SchedulingRequest request, List<WorkerView> workers, SchedulingObserver observer) {
-        List<WorkerView> candidates = new ArrayList<>(workers);
+        List<WorkerView> candidates = workers;
         for (Filter f : filters) {
             long start = System.nanoTime();
-            candidates.removeIf(w -> !f.admits(request, w));
+            candidates = f.filter(request, candidates);
             observer.pluginTimed(name, f.name(), System.nanoTime() - start);
         }
         if (candidates.isEmpty()) {

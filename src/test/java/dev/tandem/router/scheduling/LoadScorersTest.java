@@ -24,7 +24,7 @@ class LoadScorersTest {
             scorers.add(new SchedulerSettings.WeightedPlugin(
                     (String) pluginsAndWeights[i], ((Number) pluginsAndWeights[i + 1]).doubleValue()));
         }
-        return SchedulingPlugins.profile("test", new SchedulerSettings(List.of("not-draining"), scorers));
+        return SchedulingPlugins.profile("test", SchedulerSettings.of(List.of("not-draining"), scorers));
     }
 
     private static WorkerLoad queued(int tokens) {
@@ -49,29 +49,30 @@ class LoadScorersTest {
                         null,
                         "p1"),
                 Arguments.of(
-                        "queue-depth breaks the tie toward the short queue",
-                        profile("least-loaded", 1, "queue-depth", 1),
+                        "queued-prefill-tokens breaks the tie toward the short queue",
+                        profile("least-loaded", 1, "queued-prefill-tokens", 1),
                         longPromptOnP1,
                         null,
                         "p2"),
-                Arguments.of("queue-depth alone", profile("queue-depth", 1), longPromptOnP1, null, "p2"),
+                Arguments.of(
+                        "queued-prefill-tokens alone", profile("queued-prefill-tokens", 1), longPromptOnP1, null, "p2"),
                 Arguments.of(
                         "least-loaded alone: fewer requests win", profile("least-loaded", 1), fewButLong, null, "p1"),
                 Arguments.of(
                         "queued tokens outweigh request counts 2:1",
-                        profile("least-loaded", 1, "queue-depth", 2),
+                        profile("least-loaded", 1, "queued-prefill-tokens", 2),
                         fewButLong,
                         null,
                         "p2"),
                 Arguments.of(
                         "request counts outweigh queued tokens 2:1",
-                        profile("least-loaded", 2, "queue-depth", 1),
+                        profile("least-loaded", 2, "queued-prefill-tokens", 1),
                         fewButLong,
                         null,
                         "p1"),
                 Arguments.of(
-                        "no reported load: queue-depth has no opinion",
-                        profile("queue-depth", 1),
+                        "no reported load: queued-prefill-tokens has no opinion",
+                        profile("queued-prefill-tokens", 1),
                         List.of(reporting("p1", 0, queued(0)), reporting("p2", 0, queued(0))),
                         null,
                         "p1"),

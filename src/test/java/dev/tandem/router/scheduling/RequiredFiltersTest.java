@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class RequiredFiltersTest {
     private static final SchedulingProfile UNFILTERED = SchedulingPlugins.profile(
             "prefill",
-            new SchedulerSettings(List.of(), List.of(new SchedulerSettings.WeightedPlugin("least-loaded", 1))));
+            SchedulerSettings.of(List.of(), List.of(new SchedulerSettings.WeightedPlugin("least-loaded", 1))));
 
     static Stream<Arguments> cases() {
         List<WorkerView> pool = List.of(w("p1", 0), w("p2", 3), view("p3", 0, WorkerLoad.IDLE, false, 9));

@@ -22,11 +22,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 class SchedulingProfileTest {
     private static final SchedulingProfile PREFILL = SchedulingPlugins.profile(
             "prefill",
-            new SchedulerSettings(
+            SchedulerSettings.of(
                     List.of("not-draining"), List.of(new SchedulerSettings.WeightedPlugin("least-loaded", 1))));
     private static final SchedulingProfile DECODE = SchedulingPlugins.profile(
             "decode",
-            new SchedulerSettings(
+            SchedulerSettings.of(
                     List.of("not-draining"), List.of(new SchedulerSettings.WeightedPlugin("session-affinity", 1))));
 
     static Stream<Arguments> prefillCases() {
@@ -97,7 +97,7 @@ class SchedulingProfileTest {
     void weightsCombineScorers() {
         SchedulingProfile both = SchedulingPlugins.profile(
                 "decode",
-                new SchedulerSettings(
+                SchedulerSettings.of(
                         List.of(),
                         List.of(
                                 new SchedulerSettings.WeightedPlugin("session-affinity", 1),
@@ -117,8 +117,15 @@ class SchedulingProfileTest {
                 ConfigException.class,
                 () -> SchedulingPlugins.profile(
                         "decode",
-                        new SchedulerSettings(
+                        SchedulerSettings.of(
                                 List.of(), List.of(new SchedulerSettings.WeightedPlugin("least-laoded", 1)))));
         assertTrue(e.getMessage().contains("least-laoded"));
+        ConfigException filter = Assertions.assertThrows(
+                ConfigException.class,
+                () -> SchedulingPlugins.profile("prefill", SchedulerSettings.of(List.of("load-treshold"), List.of())));
+        assertTrue(
+                filter.getMessage().contains("load-treshold")
+                        && filter.getMessage().contains("load-threshold"),
+                filter.getMessage());
     }
 }

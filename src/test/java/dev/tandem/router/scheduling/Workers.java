@@ -25,8 +25,20 @@ final class Workers {
         return view(id, inFlight, load, false, FINGERPRINT);
     }
 
+    /**
+     * A worker whose last heartbeat reported {@code load}, with the routers' fresh counts: {@code inFlight}
+     * requests and {@code inFlightPrefillTokens} prompt tokens dispatched to it and not yet prefilled.
+     */
+    static WorkerView counted(String id, int inFlight, long inFlightPrefillTokens, WorkerLoad load) {
+        return new WorkerView(descriptor(id, load, false, FINGERPRINT), inFlight, inFlightPrefillTokens);
+    }
+
     static WorkerView view(String id, int inFlight, WorkerLoad load, boolean draining, long fingerprint) {
+        return new WorkerView(descriptor(id, load, draining, fingerprint), inFlight);
+    }
+
+    private static WorkerDescriptor descriptor(String id, WorkerLoad load, boolean draining, long fingerprint) {
         WorkerRole role = id.startsWith("p") ? WorkerRole.PREFILL : WorkerRole.DECODE;
-        return new WorkerView(new WorkerDescriptor(id, role, "m", fingerprint, "node-1", 8, draining, load), inFlight);
+        return new WorkerDescriptor(id, role, "m", fingerprint, "node-1", 8, draining, load);
     }
 }

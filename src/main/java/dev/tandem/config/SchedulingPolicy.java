@@ -1,0 +1,75 @@
+package dev.tandem.config;
+
+import dev.tandem.config.SchedulerSettings.WeightedPlugin;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A named pair of scheduling profiles, chosen with {@code router.policy}; {@code router.prefill-scheduling}
+ * and {@code router.decode-scheduling} override its parts.
+ *
+ * <ul>
+ *   <li>{@code default}: prefill = not-draining, load-threshold; prefix-overlap 2, queued-prefill-tokens 1.
+ *       Decode = not-draining, load-threshold; session-affinity 2, prefix-overlap 2, active-sequences 1,
+ *       kv-utilization 1. Reuse a cached prefix unless its holder is overloaded.
+ *   <li>{@code seed}: the seed's policies — prefill = not-draining; least-loaded 1. Decode = not-draining;
+ *       session-affinity 1 (no session: round-robin).
+ *   <li>{@code round-robin}: not-draining and no scorer, in both pools.
+ *   <li>{@code least-loaded}: not-draining; least-loaded 1, in both pools.
+ * </ul>
+ */
+public record SchedulingPolicy(String name, SchedulerSettings prefill, SchedulerSettings decode) {
+    public static final String DEFAULT = "default";
+
+    private static final Map<String, SchedulingPolicy> POLICIES = new LinkedHashMap<>();
+
+    static {
+        List<String> notDraining = List.of("not-draining");
+        List<String> underThreshold = List.of("not-draining", SchedulerSettings.LoadThreshold.PLUGIN);
+        add(new SchedulingPolicy(
+                DEFAULT,
+                SchedulerSettings.of(
+                        underThreshold,
+                        List.of(
+                                new WeightedPlugin("prefix-overlap", 2),
+                                new WeightedPlugin("queued-prefill-tokens", 1))),
+                SchedulerSettings.of(
+                        underThreshold,
+                        List.of(
+                                new WeightedPlugin("session-affinity", 2),
+                                new WeightedPlugin("prefix-overlap", 2),
+                                new WeightedPlugin("active-sequences", 1),
+                                new WeightedPlugin("kv-utilization", 1)))));
+        add(new SchedulingPolicy(
+                "seed",
+                SchedulerSettings.of(notDraining, List.of(new WeightedPlugin("least-loaded", 1))),
+                SchedulerSettings.of(notDraining, List.of(new WeightedPlugin("session-affinity", 1)))));
+        add(new SchedulingPolicy(
+                "round-robin",
+                SchedulerSettings.of(notDraining, List.of()),
+                SchedulerSettings.of(notDraining, List.of())));
+        add(new SchedulingPolicy(
+                "least-loaded",
+                SchedulerSettings.of(notDraining, List.of(new WeightedPlugin("least-loaded", 1))),
+                SchedulerSettings.of(notDraining, List.of(new WeightedPlugin("least-loaded", 1)))));
+    }
+
+    private static void add(SchedulingPolicy policy) {
+        POLICIES.put(policy.name(), policy);
+    }
+
+    /** The policies' names, {@code default} first. */
+    public static List<String> names() {
+        return List.copyOf(POLICIES.keySet());
+    }
+
+    /** The policy of that name; an unknown name is a {@link ConfigException} listing the known ones. */
+    public static SchedulingPolicy named(String name) {
+        SchedulingPolicy policy = POLICIES.get(name);
+        if (policy == null) {
+            throw new ConfigException("unknown scheduling policy '" + name + "'; known: " + names());
+        }
+        return policy;
+    }
+}

@@ -1,0 +1,152 @@
+package dev.tandem.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.config.SchedulerSettings.LoadThreshold;
+import dev.tandem.config.SchedulerSettings.NamedFilter;
+import dev.tandem.config.SchedulerSettings.WeightedPlugin;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * {@code router.policy} and the scheduling profiles that override it: filters as names or as mappings
+ * with parameters, what an override leaves out taken from the policy, and errors that name their key.
+ * Each row is a {@code router} section (JSON, as the YAML reads).
+ */
+class SchedulingConfigTest {
+    private static final NamedFilter NOT_DRAINING = new NamedFilter("not-draining");
+    private static final SchedulingPolicy DEFAULT = SchedulingPolicy.named("default");
+    private static final SchedulingPolicy SEED = SchedulingPolicy.named("seed");
+
+    private static RouterSettings router(String json) {
+        return TandemConfig.fromJson(new JsonObject().put("router", new JsonObject(json)))
+                .router();
+    }
+
+    private static SchedulerSettings profile(
+            List<SchedulerSettings.FilterSettings> filters, WeightedPlugin... scorers) {
+        return new SchedulerSettings(filters, List.of(scorers));
+    }
+
+    static Stream<Arguments> valid() {
+        return Stream.of(
+                Arguments.of("{}", "default", DEFAULT.prefill(), DEFAULT.decode()),
+                Arguments.of("{\"policy\": \"seed\"}", "seed", SEED.prefill(), SEED.decode()),
+                Arguments.of(
+                        "{\"policy\": \"round-robin\"}",
+                        "round-robin",
+                        profile(List.of(NOT_DRAINING)),
+                        profile(List.of(NOT_DRAINING))),
+                Arguments.of(
+                        // an override replaces what it sets; its filters stay the policy's
+                        """
+                        {"policy": "seed", "decode-scheduling": {"scorers": [{"plugin": "kv-utilization", "weight": 3}]}}
+                        """,
+                        "seed",
+                        SEED.prefill(),
+                        profile(List.of(NOT_DRAINING), new WeightedPlugin("kv-utilization", 3))),
+                Arguments.of(
+                        """
+                        {"prefill-scheduling": {"filters": ["not-draining",
+                            {"plugin": "load-threshold", "max-queued-prefill-tokens": 1000}]}}
+                        """,
+                        "default",
+                        new SchedulerSettings(
+                                List.of(NOT_DRAINING, new LoadThreshold(1000, Long.MAX_VALUE, 0.95)),
+                                DEFAULT.prefill().scorers()),
+                        DEFAULT.decode()),
+                Arguments.of(
+                        """
+                        {"policy": "least-loaded", "decode-scheduling": {"filters": [{"plugin": "not-draining"},
+                            {"plugin": "load-threshold", "max-queued-prefill-tokens": "0",
+                             "max-active-sequences": 12, "max-kv-utilization": "0.5"}]}}
+                        """,
+                        "least-loaded",
+                        SchedulingPolicy.named("least-loaded").prefill(),
+                        profile(
+                                List.of(NOT_DRAINING, new LoadThreshold(0, 12, 0.5)),
+                                new WeightedPlugin("least-loaded", 1))),
+                Arguments.of(
+                        "{\"decode-scheduling\": {\"filters\": [\"load-threshold\"], \"scorers\": []}}",
+                        "default",
+                        DEFAULT.prefill(),
+                        profile(List.of(LoadThreshold.DEFAULTS))),
+                Arguments.of(
+                        "{\"prefill-scheduling\": {\"filters\": []}}",
+                        "default",
+                        new SchedulerSettings(List.of(), DEFAULT.prefill().scorers()),
+                        DEFAULT.decode()));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("valid")
+    void profilesAreThePolicysUnlessOverridden(
+            String json, String policy, SchedulerSettings prefill, SchedulerSettings decode) {
+        RouterSettings r = router(json);
+        assertEquals(policy, r.policy());
+        assertEquals(prefill, r.prefill());
+        assertEquals(decode, r.decode());
+    }
+
+    static Stream<Arguments> invalid() {
+        String filters = "{\"prefill-scheduling\": {\"filters\": [\"not-draining\", %s]}}";
+        return Stream.of(
+                Arguments.of("{\"policy\": \"fastest\"}", "'router.policy' must be one of [default, seed, round-robin"),
+                Arguments.of("{\"policy\": {\"name\": \"seed\"}}", "'router.policy' must be a string"),
+                Arguments.of(
+                        filters.formatted("{\"plugin\": \"load-threshold\", \"max-kv-utilisation\": 0.9}"),
+                        "'router.prefill-scheduling.filters[1].max-kv-utilisation'"),
+                Arguments.of(
+                        filters.formatted("{\"plugin\": \"load-threshold\", \"max-kv-utilization\": \"high\"}"),
+                        "'router.prefill-scheduling.filters[1].max-kv-utilization' must be a number"),
+                Arguments.of(
+                        filters.formatted("{\"plugin\": \"load-threshold\", \"max-kv-utilization\": 1.5}"),
+                        "'router.prefill-scheduling.filters[1].max-kv-utilization' must be between"),
+                Arguments.of(
+                        filters.formatted("{\"plugin\": \"load-threshold\", \"max-active-sequences\": 2.5}"),
+                        "'router.prefill-scheduling.filters[1].max-active-sequences' must be an integer"),
+                Arguments.of(
+                        filters.formatted("{\"plugin\": \"load-threshold\", \"max-queued-prefill-tokens\": -1}"),
+                        "'router.prefill-scheduling.filters[1].max-queued-prefill-tokens' must be between"),
+                Arguments.of(
+                        filters.formatted("{\"plugin\": \"not-draining\", \"max-active-sequences\": 3}"),
+                        "'router.prefill-scheduling.filters[1].max-active-sequences'"),
+                Arguments.of(filters.formatted("{}"), "'router.prefill-scheduling.filters[1].plugin' is required"),
+                Arguments.of(
+                        filters.formatted("7"), "'router.prefill-scheduling.filters[1]' must be a name or a mapping"),
+                Arguments.of(
+                        "{\"decode-scheduling\": {\"filters\": {\"plugin\": \"not-draining\"}}}",
+                        "'router.decode-scheduling.filters' must be a list"),
+                Arguments.of(
+                        "{\"decode-scheduling\": {\"scorers\": [{\"weight\": 2}]}}",
+                        "'router.decode-scheduling.scorers[0].plugin' is required"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("invalid")
+    void errorsNameTheKey(String json, String message) {
+        ConfigException e = assertThrows(ConfigException.class, () -> router(json));
+        assertTrue(e.getMessage().contains(message), e.getMessage());
+    }
+
+    @Test
+    void theLoadThresholdDefaultIsTheWorkersOwnQueueLimit() {
+        assertEquals(
+                TandemConfig.defaults().worker().maxQueuedPrefillTokens(),
+                LoadThreshold.DEFAULTS.maxQueuedPrefillTokens());
+    }
+
+    @Test
+    void withPolicySwitchesBothProfiles() {
+        RouterSettings seed = TandemConfig.defaults().router().withPolicy("seed");
+        assertEquals(router("{\"policy\": \"seed\"}"), seed);
+        assertThrows(ConfigException.class, () -> seed.withPolicy("fastest"));
+    }
+}

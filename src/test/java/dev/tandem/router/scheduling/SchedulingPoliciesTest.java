@@ -1,0 +1,224 @@
+package dev.tandem.router.scheduling;
+
+import static dev.tandem.router.scheduling.Workers.counted;
+import static dev.tandem.router.scheduling.Workers.draining;
+import static dev.tandem.router.scheduling.Workers.w;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.config.ConfigException;
+import dev.tandem.protocol.WorkerLoad;
+import dev.tandem.protocol.WorkerView;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The named policies, each as the profiles {@link SchedulingPolicies#profiles(String)} builds. Above all:
+ * {@code default} sends a prompt to the worker holding its prefix, unless that worker is over the load
+ * threshold while another is not. Each row: what it shows, policy, pool, request, workers, the choice.
+ */
+class SchedulingPoliciesTest {
+    private static final int BLOCKS = 4;
+
+    /** A prompt of four full blocks, of which each listed worker caches so many leading ones. */
+    private static SchedulingRequest prompt(String session, String affinity, long tick, Map<String, Integer> cached) {
+        return new SchedulingRequest(session, affinity, BLOCKS * 16, tick, Set.of(), null, BLOCKS, cached);
+    }
+
+    private static SchedulingRequest plain(String session, String affinity, long tick) {
+        return prompt(session, affinity, tick, Map.of());
+    }
+
+    private static WorkerLoad queued(int tokens) {
+        return new WorkerLoad(tokens, 0, 0, 0);
+    }
+
+    private static WorkerLoad decoding(int sequences, long kvUsed) {
+        return new WorkerLoad(0, sequences, kvUsed, 1000);
+    }
+
+    static Stream<Arguments> cases() {
+        List<WorkerView> prefillBusyHolder = List.of(counted("p1", 0, 0, queued(0)), counted("p2", 1, 0, queued(3000)));
+        List<WorkerView> prefillOverloadedHolder = List.of(
+                counted("p1", 0, 0, queued(0)), counted("p2", 9, 70_000, queued(0))); // a burst since p2's heartbeat
+        List<WorkerView> decodeBusyHolder =
+                List.of(counted("d1", 0, 0, decoding(0, 0)), counted("d2", 3, 0, decoding(3, 500)));
+        List<WorkerView> decodeFullHolder =
+                List.of(counted("d1", 0, 0, decoding(0, 0)), counted("d2", 3, 0, decoding(3, 970)));
+        List<WorkerView> allOver =
+                List.of(counted("d1", 2, 0, decoding(2, 980)), counted("d2", 3, 0, decoding(3, 990)));
+        Map<String, Integer> p2Holds = Map.of("p2", BLOCKS);
+        Map<String, Integer> d2Holds = Map.of("d2", BLOCKS);
+        return Stream.of(
+                // default, prefill: prefix-overlap 2, queued-prefill-tokens 1, under load-threshold
+                Arguments.of(
+                        "the prefix's holder, though busier",
+                        "default",
+                        "prefill",
+                        prompt(null, null, 0, p2Holds),
+                        prefillBusyHolder,
+                        "p2"),
+                Arguments.of(
+                        "not the holder over the queued-token threshold (a burst since its heartbeat)",
+                        "default",
+                        "prefill",
+                        prompt(null, null, 0, p2Holds),
+                        prefillOverloadedHolder,
+                        "p1"),
+                Arguments.of(
+                        "no cached prefix: the shorter queue",
+                        "default",
+                        "prefill",
+                        plain(null, null, 0),
+                        prefillBusyHolder,
+                        "p1"),
+                Arguments.of(
+                        "a quarter of the prompt cached does not outweigh a queue",
+                        "default",
+                        "prefill",
+                        prompt(null, null, 0, Map.of("p2", 1)),
+                        prefillBusyHolder,
+                        "p1"),
+                // default, decode: session-affinity 2, prefix-overlap 2, active-sequences 1, kv-utilization 1
+                Arguments.of(
+                        "the prefix's holder, though busier",
+                        "default",
+                        "decode",
+                        prompt(null, null, 0, d2Holds),
+                        decodeBusyHolder,
+                        "d2"),
+                Arguments.of(
+                        "not the holder over the KV threshold",
+                        "default",
+                        "decode",
+                        prompt(null, null, 0, d2Holds),
+                        decodeFullHolder,
+                        "d1"),
+                Arguments.of(
+                        "the session's worker",
+                        "default",
+                        "decode",
+                        prompt("s", "d2", 0, Map.of()),
+                        decodeBusyHolder,
+                        "d2"),
+                Arguments.of(
+                        "not the session's worker over the KV threshold",
+                        "default",
+                        "decode",
+                        prompt("s", "d2", 0, Map.of()),
+                        decodeFullHolder,
+                        "d1"),
+                Arguments.of(
+                        "no session, no prefix: fewer sequences, more free KV",
+                        "default",
+                        "decode",
+                        plain(null, null, 1),
+                        decodeBusyHolder,
+                        "d1"),
+                Arguments.of(
+                        "everyone over the thresholds: the holder still",
+                        "default",
+                        "decode",
+                        prompt(null, null, 0, d2Holds),
+                        allOver,
+                        "d2"),
+                Arguments.of(
+                        "not a draining holder",
+                        "default",
+                        "decode",
+                        prompt(null, null, 0, d2Holds),
+                        List.of(w("d1", 0), draining("d2", 0)),
+                        "d1"),
+                // seed: least-loaded prefill; session-affinity decode, else round-robin
+                Arguments.of(
+                        "the fewest in flight, whatever is cached",
+                        "seed",
+                        "prefill",
+                        prompt(null, null, 0, p2Holds),
+                        prefillBusyHolder,
+                        "p1"),
+                Arguments.of(
+                        "the session's worker, however full",
+                        "seed",
+                        "decode",
+                        prompt("s", "d2", 0, Map.of()),
+                        decodeFullHolder,
+                        "d2"),
+                Arguments.of(
+                        "no session: round-robin (tick 1), whatever is cached",
+                        "seed",
+                        "decode",
+                        prompt(null, null, 1, d2Holds),
+                        decodeBusyHolder,
+                        "d2"),
+                Arguments.of(
+                        "no session: round-robin (tick 2)",
+                        "seed",
+                        "decode",
+                        prompt(null, null, 2, d2Holds),
+                        decodeBusyHolder,
+                        "d1"),
+                // round-robin: the tick alone
+                Arguments.of(
+                        "the tick alone (1)",
+                        "round-robin",
+                        "prefill",
+                        prompt(null, null, 1, Map.of("p1", 4)),
+                        prefillBusyHolder,
+                        "p2"),
+                Arguments.of(
+                        "the tick alone (0), whatever the session",
+                        "round-robin",
+                        "decode",
+                        prompt("s", "d2", 0, Map.of()),
+                        decodeBusyHolder,
+                        "d1"),
+                // least-loaded: routers' in-flight counts in both pools
+                Arguments.of(
+                        "the fewest in flight",
+                        "least-loaded",
+                        "prefill",
+                        prompt(null, null, 1, p2Holds),
+                        prefillBusyHolder,
+                        "p1"),
+                Arguments.of(
+                        "the fewest in flight, whatever the session and cache",
+                        "least-loaded",
+                        "decode",
+                        prompt("s", "d2", 1, d2Holds),
+                        decodeBusyHolder,
+                        "d1"));
+    }
+
+    @ParameterizedTest(name = "{1} {2}: {0} ({5})")
+    @MethodSource("cases")
+    void choosesAsThePolicySays(
+            String name,
+            String policy,
+            String pool,
+            SchedulingRequest request,
+            List<WorkerView> workers,
+            String expected) {
+        SchedulingPolicies.Profiles profiles = SchedulingPolicies.profiles(policy);
+        SchedulingProfile profile = pool.equals("prefill") ? profiles.prefill() : profiles.decode();
+        assertEquals(pool, profile.name());
+        assertEquals(expected, profile.choose(request, workers).orElseThrow().id());
+    }
+
+    @Test
+    void namesAndUnknownPolicies() {
+        assertEquals(List.of("default", "seed", "round-robin", "least-loaded"), SchedulingPolicies.names());
+        for (String name : SchedulingPolicies.names()) {
+            SchedulingPolicies.profiles(name); // every policy's plugins exist
+        }
+        ConfigException e = assertThrows(ConfigException.class, () -> SchedulingPolicies.profiles("fastest"));
+        assertTrue(e.getMessage().contains("'fastest'") && e.getMessage().contains("round-robin"), e.getMessage());
+    }
+}

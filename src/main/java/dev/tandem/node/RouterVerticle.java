@@ -317,6 +317,11 @@ public final class RouterVerticle extends VerticleBase {
     }
 
     /** Which worker's KV caches hold which prompt block; read it on this verticle's context. Null before start. */
+    /** The event loop everything of this router runs on (tests query the prefix index there). */
+    public io.vertx.core.Context context() {
+        return context;
+    }
+
     public PrefixIndex prefixIndex() {
         return prefixIndex;
     }

@@ -6,18 +6,17 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A worker's reusable KV: full blocks of computed sequences, named by their chained hash
  * ({@link BlockHashes}) and kept as a tree of prefixes — a block is only ever held with every block
  * before it, so a lookup walks a prompt's hashes from the first and stops at the first missing one.
  * Bounded in bytes; eviction takes the least recently used block that no other block follows (LRU over
- * leaves), so prefixes shared by many sequences outlive their branches.
+ * leaves, in logarithmic time), so prefixes shared by many sequences outlive their branches.
  *
  * <p>Blocks are shared, not copied: a block is full, so no sequence writes into it again, and a sequence
  * built on cached blocks writes only into blocks after them. Each block keeps its tokens, so a 64-bit
@@ -47,6 +46,8 @@ final class BlockCache {
         final int[] tokens;
         final float[] data;
         int children;
+        /** When the node was last used; along a path a parent is always used just before its child. */
+        long used;
 
         Node(long hash, Node parent, int[] tokens, float[] data) {
             this.hash = hash;
@@ -59,8 +60,15 @@ final class BlockCache {
     private final KvLayout layout;
     private final long fingerprint;
     private long capacityBytes;
-    /** Every node, least recently used first. */
-    private final LinkedHashMap<Long, Node> nodes = new LinkedHashMap<>(16, 0.75f, true);
+    private final Map<Long, Node> nodes = new HashMap<>();
+    /**
+     * The nodes no other node follows — the only ones eviction may take — by when each was last used. A
+     * node whose last child is evicted rejoins with its own time, just before that child's, so a stale
+     * chain is pruned to its root before a fresher branch loses a block.
+     */
+    private final TreeMap<Long, Node> leaves = new TreeMap<>();
+
+    private long clock;
 
     /** Net changes since the last drain: a block stored and removed again in between is in neither. */
     private final LinkedHashSet<Long> stored = new LinkedHashSet<>();
@@ -94,6 +102,7 @@ final class BlockCache {
                 break;
             }
             hit.add(n.data);
+            touch(n);
             previous = hash;
         }
         return new Hit(hit);
@@ -114,14 +123,18 @@ final class BlockCache {
             if (n == null) {
                 n = new Node(hash, parent, Arrays.copyOfRange(tokens, b * bs, (b + 1) * bs), blocks.get(b));
                 nodes.put(hash, n);
+                n.used = ++clock;
+                leaves.put(n.used, n);
                 if (!removed.remove(hash)) {
                     stored.add(hash);
                 }
-                if (parent != null) {
-                    parent.children++;
+                if (parent != null && parent.children++ == 0) {
+                    leaves.remove(parent.used);
                 }
             } else if (!Arrays.equals(n.tokens, 0, bs, tokens, b * bs, (b + 1) * bs)) {
                 break; // a hash collision: keep what is held, store nothing after it
+            } else {
+                touch(n);
             }
             parent = n;
             previous = hash;
@@ -132,21 +145,11 @@ final class BlockCache {
     /** Evicts least recently used leaves until at most {@code bytes} are held; returns the bytes freed. */
     synchronized long evictTo(long bytes) {
         long freed = 0;
-        while (bytes() > Math.max(0, bytes) && !nodes.isEmpty()) {
-            Node victim = null;
-            for (Iterator<Node> it = nodes.values().iterator(); it.hasNext(); ) {
-                Node n = it.next();
-                if (n.children == 0) {
-                    victim = n;
-                    break;
-                }
-            }
-            if (victim == null) {
-                break; // unreachable: a non-empty tree has a leaf
-            }
+        while (bytes() > Math.max(0, bytes) && !leaves.isEmpty()) {
+            Node victim = leaves.pollFirstEntry().getValue();
             nodes.remove(victim.hash);
-            if (victim.parent != null) {
-                victim.parent.children--;
+            if (victim.parent != null && --victim.parent.children == 0) {
+                leaves.put(victim.parent.used, victim.parent);
             }
             if (!stored.remove(victim.hash)) {
                 removed.add(victim.hash);
@@ -155,6 +158,17 @@ final class BlockCache {
             freed += layout.blockBytes();
         }
         return freed;
+    }
+
+    private void touch(Node n) {
+        boolean leaf = n.children == 0;
+        if (leaf) {
+            leaves.remove(n.used);
+        }
+        n.used = ++clock;
+        if (leaf) {
+            leaves.put(n.used, n);
+        }
     }
 
     /** Changes the bound (a decode worker's room for finished sequences moves with its running ones). */

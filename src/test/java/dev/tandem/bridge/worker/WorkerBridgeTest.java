@@ -47,8 +47,11 @@ class WorkerBridgeTest {
     @BeforeAll
     void start() {
         TandemConfig config = TestNodes.config();
+        // No local prefill: each expected answer is computed first through decode-0, whose prefix cache would
+        // then prefill the prompt itself instead of sending it to the external prefill worker under test.
         config = config.withWorkerBridge(config.workerBridge().withTcpPort(0))
-                .withWorker(config.worker().withHeartbeat(100, 1000));
+                .withWorker(config.worker().withHeartbeat(100, 1000))
+                .withRouter(config.router().withLocalPrefillMaxTokens(0));
         node = TandemNode.start(config, new TandemNode.Plan(true, List.of("prefill-0"), List.of("decode-0")), engine);
         TestNodes.awaitWorkers(node.router(), 1, 1);
         port = node.workerBridge().port();

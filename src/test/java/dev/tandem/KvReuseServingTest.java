@@ -8,13 +8,10 @@ import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.LocalGenerator;
 import dev.tandem.engine.SamplingParams;
 import dev.tandem.node.TandemNode;
-import dev.tandem.protocol.BlockHashes;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -77,19 +74,8 @@ class KvReuseServingTest {
         return s == null ? 0 : s.totalAmount();
     }
 
-    /** Waits until the router's prefix index knows some worker holds the prompt's first {@code blocks} blocks. */
     private void awaitIndexed(int[] prompt, int blocks) {
-        long[] hashes = BlockHashes.of(node.engine().info().fingerprint(), blockSize, prompt);
-        TestNodes.awaitTrue(
-                () -> {
-                    CompletableFuture<Map<String, Integer>> held = new CompletableFuture<>();
-                    node.router()
-                            .context()
-                            .runOnContext(v ->
-                                    held.complete(node.router().prefixIndex().leadingBlocks(hashes)));
-                    return held.join().values().stream().anyMatch(n -> n >= blocks);
-                },
-                "the router's prefix index to learn the prompt's blocks");
+        TestNodes.awaitIndexed(node, blockSize, prompt, blocks);
     }
 
     @Test

@@ -3,10 +3,14 @@ package dev.tandem;
 import dev.tandem.config.ClusterSettings;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.node.RouterVerticle;
+import dev.tandem.node.TandemNode;
+import dev.tandem.protocol.BlockHashes;
 import dev.tandem.protocol.WorkerRole;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 
 /** Builds loopback Tandem nodes for tests: a random cluster name per test class, HTTP on a free port. */
@@ -52,6 +56,24 @@ public final class TestNodes {
                         && router.directory().workers(WorkerRole.DECODE).size() == decode,
                 Duration.ofSeconds(30),
                 "router to see " + prefill + " prefill and " + decode + " decode workers");
+    }
+
+    /**
+     * Waits until the node's router has learnt from the workers' KV events that some worker holds the
+     * prompt's first {@code blocks} blocks (the index is only read on the router's event loop).
+     */
+    public static void awaitIndexed(TandemNode node, int blockSize, int[] prompt, int blocks) {
+        long[] hashes = BlockHashes.of(node.engine().info().fingerprint(), blockSize, prompt);
+        awaitTrue(
+                () -> {
+                    CompletableFuture<Map<String, Integer>> held = new CompletableFuture<>();
+                    node.router()
+                            .context()
+                            .runOnContext(v ->
+                                    held.complete(node.router().prefixIndex().leadingBlocks(hashes)));
+                    return held.join().values().stream().anyMatch(n -> n >= blocks);
+                },
+                "the router's prefix index to learn the prompt's first " + blocks + " blocks");
     }
 
     /** Waits up to 15 s. */

@@ -69,7 +69,7 @@ public abstract class ClientSink implements TokenSink {
     /** The client cancelled: it hears "cancelled" with the tokens it was sent, and the workers stop. */
     public final void cancel() {
         if (end()) {
-            finished("cancelled", new Usage(promptTokens, sentTokens));
+            finished("cancelled", new Usage(promptTokens, sentTokens, handle == null ? 0 : handle.cachedTokens()));
             stopWorkers();
         }
     }

@@ -5,7 +5,8 @@ import io.vertx.core.json.JsonObject;
 /**
  * PREFILL_DONE: the KV is on the decode worker (acknowledged) and here is the first generated token.
  * {@code kvBytes} is what was shipped; {@code cachedTokens} the prompt tokens whose KV was reused instead
- * of computed (from this worker's prefix cache, or already on the decode worker).
+ * of computed: the prefix-cache hit of the worker that prefilled (blocks the decode worker already holds
+ * are not shipped again, but a remote prefill still computes them unless its own cache has them).
  */
 public record PrefillDone(
         long requestId, int firstToken, int promptTokens, long kvBytes, long prefillMicros, int cachedTokens) {

@@ -76,6 +76,11 @@ final class ActiveRequest implements RequestRouter.Handle {
         onCancel.run();
     }
 
+    @Override
+    public int cachedTokens() {
+        return cachedTokens;
+    }
+
     RequestState state() {
         return state;
     }

@@ -24,6 +24,11 @@ public final class RequestRouter {
     public interface Handle {
         /** The client went away: stop the request on its workers and free everything it holds. */
         void cancel();
+
+        /** Prompt tokens whose KV was reused, once the prefill is done (0 before, or when none was). */
+        default int cachedTokens() {
+            return 0;
+        }
     }
 
     private final RouterLoop loop;

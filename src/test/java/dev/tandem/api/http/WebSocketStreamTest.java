@@ -107,6 +107,31 @@ class WebSocketStreamTest {
     }
 
     @Test
+    void aCancelledRequestStillReportsThePromptTokensItReused() throws Exception {
+        String prompt = "A cancelled request reuses this prompt's KV, which an earlier request left in a cache, "
+                + "and its final frame says how much of the prompt was reused.";
+        int[] tokens = reference.tokenizer().encode(prompt, true);
+        int blockSize = TestNodes.config().worker().kvBlockSize();
+        assertTrue(tokens.length >= 4 * blockSize, tokens.length + " tokens");
+        try (WebSocketTestClient ws = WebSocketTestClient.connect(node.router().httpPort())) {
+            ws.send(completion("warm", prompt, 1, 0, 1).encode());
+            assertEquals("done", ws.collect(Set.of("warm")).get("warm").last().getString("type"));
+            TestNodes.awaitIndexed(node, blockSize, tokens, tokens.length / blockSize);
+
+            ws.send(completion("reused", prompt, 200, 0.9, 3).encode()); // 2 s at 10 ms a step
+            ws.awaitTokenFrames("reused", 2);
+            ws.send(new JsonObject().put("id", "reused").put("type", "cancel").encode());
+            JsonObject done = ws.collect(Set.of("reused")).get("reused").last();
+            assertEquals("cancelled", done.getString("finish_reason"), done.encode());
+            int cached = done.getJsonObject("usage")
+                    .getJsonObject("prompt_tokens_details")
+                    .getInteger("cached_tokens");
+            assertTrue(cached >= tokens.length - blockSize, "cached " + cached + " of " + tokens.length);
+        }
+        awaitNothingRunning("the cancelled request to be gone from router and workers");
+    }
+
+    @Test
     void cancelEndsTheRequestEverywhereAndFreesItsId() throws Exception {
         try (WebSocketTestClient ws = WebSocketTestClient.connect(node.router().httpPort())) {
             int[] prompt = reference.tokenizer().encode("a long answer", true);

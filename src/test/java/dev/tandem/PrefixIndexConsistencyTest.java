@@ -1,0 +1,128 @@
+package dev.tandem;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.config.TandemConfig;
+import dev.tandem.engine.Engine;
+import dev.tandem.engine.KvLayout;
+import dev.tandem.node.TandemNode;
+import dev.tandem.protocol.Addresses;
+import dev.tandem.protocol.BlockHashes;
+import dev.tandem.protocol.KvCacheSnapshot;
+import dev.tandem.worker.EngineLoader;
+import io.vertx.core.json.JsonObject;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The router's prefix index against the workers' real caches: after prompts that overflow a small prefill
+ * cache (so blocks are evicted) and fill the decode worker's kept blocks, the index names, for each worker
+ * and prompt, exactly the leading blocks the worker's own snapshot holds, and holds no other block.
+ */
+class PrefixIndexConsistencyTest {
+    private static final int PROMPTS = 8;
+
+    private TandemNode node;
+
+    @AfterEach
+    void stop() {
+        if (node != null) {
+            node.close().await();
+        }
+    }
+
+    @Test
+    void afterEvictionsTheIndexMatchesWhatEachWorkerHolds() throws Exception {
+        TandemConfig config = TestNodes.config();
+        int blockSize = config.worker().kvBlockSize();
+        Engine engine = EngineLoader.load(config.model(), blockSize);
+        long blockBytes = KvLayout.of(engine.info().config(), blockSize).blockBytes();
+        node = TandemNode.start(
+                config.withWorker(config.worker().withPrefixCacheBytes(12 * blockBytes))
+                        .withRouter(config.router().withLocalPrefillMaxTokens(0)),
+                TandemNode.Plan.embedded(1, 1),
+                engine);
+        TestNodes.awaitWorkers(node.router(), 1, 1);
+        HttpTestClient http = new HttpTestClient(node.router().httpPort());
+
+        List<long[]> prompts = new ArrayList<>();
+        for (int i = 0; i < PROMPTS; i++) {
+            String prompt = "Prompt " + i + " of a run that overflows the prefill worker's small prefix cache, "
+                    + "so its oldest blocks are evicted while the router keeps its index.";
+            int[] tokens = node.engine().tokenizer().encode(prompt, true);
+            assertTrue(tokens.length >= 4 * blockSize, tokens.length + " tokens");
+            prompts.add(BlockHashes.of(node.engine().info().fingerprint(), blockSize, tokens));
+            HttpResponse<String> r = http.post(
+                    "/v1/completions",
+                    new JsonObject()
+                            .put("prompt", prompt)
+                            .put("max_tokens", 4)
+                            .put("temperature", 0)
+                            .encode());
+            assertEquals(200, r.statusCode(), r.body());
+        }
+        String prefill = node.prefillWorkers().get(0).descriptor().workerId();
+        String decode = node.decodeWorkers().get(0).descriptor().workerId();
+        Set<Long> prefillHeld = snapshot(prefill);
+        assertTrue(prefillHeld.size() <= 12, "the prefill cache stays in its bound: " + prefillHeld.size());
+        assertTrue(
+                prompts.stream().anyMatch(p -> !prefillHeld.contains(p[0])),
+                "some prompt's blocks were evicted from the prefill worker");
+
+        TestNodes.awaitTrue(
+                () -> matches(prefill, prompts) && matches(decode, prompts),
+                "the index to name each worker's leading blocks as its snapshot does");
+        long pairs = snapshot(prefill).size() + snapshot(decode).size();
+        assertEquals(pairs, onRouter(() -> node.router().prefixIndex().entries()), "no other block→worker pair");
+    }
+
+    /** For every prompt, the leading blocks the index names on the worker equal those its snapshot holds. */
+    private boolean matches(String worker, List<long[]> prompts) {
+        Set<Long> held = snapshot(worker);
+        for (long[] hashes : prompts) {
+            int leading = 0;
+            while (leading < hashes.length && held.contains(hashes[leading])) {
+                leading++;
+            }
+            int expected = leading;
+            if (onRouter(() -> node.router().prefixIndex().leadingBlocks(worker, hashes)) != expected) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private Set<Long> snapshot(String worker) {
+        try {
+            JsonObject body = node.vertx()
+                    .eventBus()
+                    .<JsonObject>request(Addresses.kvSnapshot(worker), new JsonObject())
+                    .toCompletionStage()
+                    .toCompletableFuture()
+                    .get(5, TimeUnit.SECONDS)
+                    .body();
+            Set<Long> out = new HashSet<>();
+            for (long h : KvCacheSnapshot.CODEC.decode(body).blocks()) {
+                out.add(h);
+            }
+            return out;
+        } catch (Exception e) {
+            throw new AssertionError("snapshot of " + worker, e);
+        }
+    }
+
+    /** The index is only read on the router's event loop. */
+    private <T> T onRouter(java.util.function.Supplier<T> read) {
+        CompletableFuture<T> out = new CompletableFuture<>();
+        node.router().context().runOnContext(v -> out.complete(read.get()));
+        return out.join();
+    }
+}

@@ -9,7 +9,6 @@ import dev.tandem.engine.StopCondition;
 import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.CacheSpec;
-import dev.tandem.protocol.CancelRequest;
 import dev.tandem.protocol.DecodeRequest;
 import dev.tandem.protocol.JsonCodec;
 import dev.tandem.protocol.ProtocolException;
@@ -257,8 +256,7 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     }
 
     private void onCancel(Message<Object> message) {
-        try {
-            CancelRequest cancel = CancelRequest.CODEC.decode(JsonCodec.object(message.body()));
+        CancelMessages.decode(message).ifPresent(cancel -> {
             long id = cancel.requestId();
             inbox.drop(id, cancel);
             Integer attempt = batch.attemptOf(id);
@@ -269,9 +267,7 @@ public final class DecodeWorkerVerticle extends VerticleBase {
             if (message.replyAddress() != null) {
                 message.reply(new JsonObject().put("request_id", id).put("cancelled", true));
             }
-        } catch (ProtocolException e) {
-            LOG.fine(() -> "ignoring malformed cancel: " + e.getMessage());
-        }
+        });
     }
 
     private void stepIfIdle() {

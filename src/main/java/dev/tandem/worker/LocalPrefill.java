@@ -1,7 +1,6 @@
 package dev.tandem.worker;
 
 import dev.tandem.engine.Engine;
-import dev.tandem.protocol.CancelRequest;
 import dev.tandem.protocol.JsonCodec;
 import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
@@ -130,15 +129,7 @@ final class LocalPrefill {
     }
 
     void onCancel(Message<Object> message) {
-        try {
-            Job job = jobs.get(
-                    CancelRequest.CODEC.decode(JsonCodec.object(message.body())).requestId());
-            if (job != null) {
-                job.cancelled = true;
-            }
-        } catch (ProtocolException e) {
-            LOG.fine(() -> "ignoring malformed cancel: " + e.getMessage());
-        }
+        CancelMessages.decode(message).map(c -> jobs.get(c.requestId())).ifPresent(job -> job.cancelled = true);
     }
 
     /** Cancels what a departed router asked for. */

@@ -245,14 +245,6 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     }
 
     private void onCancel(Message<Object> message) {
-        try {
-            Job job = jobs.get(
-                    CancelRequest.CODEC.decode(JsonCodec.object(message.body())).requestId());
-            if (job != null) {
-                job.cancelled = true;
-            }
-        } catch (ProtocolException e) {
-            LOG.fine(() -> "ignoring malformed cancel: " + e.getMessage());
-        }
+        CancelMessages.decode(message).map(c -> jobs.get(c.requestId())).ifPresent(job -> job.cancelled = true);
     }
 }

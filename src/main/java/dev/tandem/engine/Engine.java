@@ -48,4 +48,13 @@ public interface Engine {
      * returns an empty array; one cache twice in a batch is an {@link IllegalArgumentException}.
      */
     float[][] decodeStep(List<KvCache> caches, int[] tokens);
+
+    /**
+     * How long moving {@code bytes} of this engine's KV to another worker takes on the interconnect it
+     * models, on top of sending them: 0 for engines whose real transfer is the cost; a simulated engine
+     * charges its modelled bytes at its modelled bandwidth.
+     */
+    default long transferNanos(long bytes) {
+        return 0;
+    }
 }

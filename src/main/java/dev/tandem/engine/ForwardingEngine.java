@@ -45,4 +45,9 @@ public abstract class ForwardingEngine implements Engine {
     public float[][] decodeStep(List<KvCache> caches, int[] tokens) {
         return delegate.decodeStep(caches, tokens);
     }
+
+    @Override
+    public long transferNanos(long bytes) {
+        return delegate.transferNanos(bytes);
+    }
 }

@@ -1,12 +1,26 @@
 package dev.tandem.engine;
 
-/** Shape of a KV cache: per layer, K and V rows of {@code kvHeads * headDim} floats, grouped in blocks of tokens. */
-public record KvLayout(int layers, int kvHeads, int headDim, int blockSize) {
+/**
+ * Shape of a KV cache: per layer, K and V rows of {@code kvHeads * headDim} floats, grouped in blocks of
+ * tokens.
+ *
+ * @param blockBytes what one block occupies in the accelerator's memory: what caches, capacities and
+ *                   "KV bytes moved" are counted in. The float32 size of the block for engines that hold
+ *                   real K/V; a simulated engine holds a token of stand-in floats per position but counts
+ *                   the bytes of the model it simulates (e.g. 128 KiB per token for an 8B model in bf16).
+ */
+public record KvLayout(int layers, int kvHeads, int headDim, int blockSize, long blockBytes) {
 
     public KvLayout {
-        if (layers <= 0 || kvHeads <= 0 || headDim <= 0 || blockSize <= 0) {
-            throw new IllegalArgumentException("KV layout dimensions must be positive: " + this);
+        if (layers <= 0 || kvHeads <= 0 || headDim <= 0 || blockSize <= 0 || blockBytes <= 0) {
+            throw new IllegalArgumentException("KV layout dimensions must be positive: " + layers + "×" + kvHeads + "×"
+                    + headDim + ", block " + blockSize + " tokens of " + blockBytes + " bytes");
         }
+    }
+
+    /** A layout whose blocks count what their float32 values take. */
+    public KvLayout(int layers, int kvHeads, int headDim, int blockSize) {
+        this(layers, kvHeads, headDim, blockSize, (long) layers * 2 * blockSize * kvHeads * headDim * Float.BYTES);
     }
 
     public static KvLayout of(ModelConfig config, int blockSize) {
@@ -22,7 +36,8 @@ public record KvLayout(int layers, int kvHeads, int headDim, int blockSize) {
         return layers * 2 * blockSize * kvDim();
     }
 
-    public long blockBytes() {
+    /** Bytes one block takes on the wire (float32 values), whatever {@link #blockBytes()} counts. */
+    public long wireBlockBytes() {
         return (long) blockFloats() * Float.BYTES;
     }
 

@@ -1,14 +1,17 @@
 package dev.tandem.worker;
 
+import dev.tandem.config.ConfigException;
 import dev.tandem.config.ModelSettings;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.PacedEngine;
 import dev.tandem.engine.reference.ReferenceEngine;
+import dev.tandem.engine.sim.SimEngine;
+import dev.tandem.engine.sim.SimProfiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 
-/** Builds the engine the configuration names, paced when the configuration asks for it. */
+/** Builds the engine the configuration names (reference or sim), paced when the configuration asks for it. */
 public final class EngineLoader {
     private EngineLoader() {}
 
@@ -20,6 +23,13 @@ public final class EngineLoader {
     }
 
     private static Engine loadModel(ModelSettings model, int kvBlockSize) {
+        if (model.sim()) {
+            try {
+                return new SimEngine(SimProfiles.named(model.simProfile()), model.timeScale(), kvBlockSize);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException("model.sim-profile: " + e.getMessage());
+            }
+        }
         if (model.builtin()) {
             return ReferenceEngine.builtin(kvBlockSize);
         }

@@ -1,7 +1,9 @@
 package dev.tandem.worker;
 
 import dev.tandem.config.WorkerSettings;
+import dev.tandem.engine.Engine;
 import dev.tandem.engine.KvCache;
+import dev.tandem.engine.KvLayout;
 import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.KvAck;
@@ -16,6 +18,7 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -29,20 +32,26 @@ final class KvShipper {
     /** Times a decode worker may ask for more before the transfer fails. */
     static final int MAX_RESENDS = 1;
 
-    /** The bytes shipped, over every round. */
+    /**
+     * The KV bytes moved over every round: what went on the wire, with each block counted at the size
+     * the engine holds it ({@link dev.tandem.engine.KvLayout#blockBytes()}) — the same for engines whose
+     * blocks travel as they are, the modelled size for a simulated one.
+     */
     record Shipped(long bytes) {}
 
     private final Vertx vertx;
     private final WorkerExecutor compute;
     private final WorkerSettings settings;
+    private final Engine engine;
     private final long fingerprint;
     private final WorkerMetrics metrics;
 
-    KvShipper(Vertx vertx, WorkerExecutor compute, WorkerSettings settings, long fingerprint, WorkerMetrics metrics) {
+    KvShipper(Vertx vertx, WorkerExecutor compute, WorkerSettings settings, Engine engine, WorkerMetrics metrics) {
         this.vertx = vertx;
         this.compute = compute;
         this.settings = settings;
-        this.fingerprint = fingerprint;
+        this.engine = engine;
+        this.fingerprint = engine.info().fingerprint();
         this.metrics = metrics;
     }
 
@@ -63,10 +72,14 @@ final class KvShipper {
         if (cancelled.getAsBoolean()) {
             return Future.failedFuture(new CancellationException());
         }
+        KvLayout layout = cache.layout();
+        int blocks = layout.blocksFor(cache.length()) - Math.max(startBlock, 0);
+        long counted = blocks * (layout.blockBytes() - layout.wireBlockBytes());
         return compute.<List<Buffer>>executeBlocking(() -> encode(request, cache, startBlock), false)
+                .compose(chunks -> interconnect(blocks * layout.blockBytes()).map(chunks))
                 .compose(chunks -> send(request, chunks))
                 .compose(ack -> {
-                    long total = sent + ack.bytesReceived();
+                    long total = sent + ack.bytesReceived() + counted;
                     if (ack.needFromBlock() == KvAck.COMPLETE) {
                         return Future.succeededFuture(new Shipped(total));
                     }
@@ -77,6 +90,16 @@ final class KvShipper {
                     }
                     return round(request, cache, ack.needFromBlock(), cancelled, resends + 1, total);
                 });
+    }
+
+    /** Waits what the engine's modelled interconnect takes for these bytes (no wait for a real engine). */
+    private Future<Void> interconnect(long bytes) {
+        long nanos = engine.transferNanos(bytes);
+        if (nanos <= 0) {
+            return Future.succeededFuture();
+        }
+        return vertx.timer(Math.max(1, nanos / 1_000_000), TimeUnit.MILLISECONDS)
+                .mapEmpty();
     }
 
     private List<Buffer> encode(PrefillRequest request, KvCache cache, int startBlock) {

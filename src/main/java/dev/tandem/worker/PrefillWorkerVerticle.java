@@ -84,7 +84,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
         prefixCache = new BlockCache(engine.kvLayout(), engine.info().fingerprint(), settings.prefixCacheBytes());
         events = new KvEventPublisher(vertx, workerId, prefixCache);
         metrics.kvCache(prefixCache::bytes, prefixCache::blocks, prefixCache::evictions);
-        shipper = new KvShipper(vertx, compute, settings, engine.info().fingerprint(), metrics);
+        shipper = new KvShipper(vertx, compute, settings, engine, metrics);
         control = new WorkerControl(vertx, workerId, announcer, this::descriptor);
         return control.start(List.of(
                 vertx.eventBus().<Object>consumer(Addresses.prefill(workerId), this::onPrefill),

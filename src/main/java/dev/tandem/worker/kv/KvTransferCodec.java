@@ -48,7 +48,7 @@ public final class KvTransferCodec {
         if (tokenCount <= 0) {
             throw new IllegalArgumentException("tokenCount must be positive, got " + tokenCount);
         }
-        long payload = Math.multiplyExact(blocksFor(layout, tokenCount), layout.blockBytes());
+        long payload = Math.multiplyExact(blocksFor(layout, tokenCount), layout.wireBlockBytes());
         return Math.addExact(HEADER_BYTES + TRAILER_BYTES, payload);
     }
 
@@ -59,7 +59,7 @@ public final class KvTransferCodec {
             throw new IllegalArgumentException("startBlock " + startBlock + " must name one of the " + blocks
                     + " blocks of " + tokenCount + " tokens");
         }
-        long payload = Math.multiplyExact(blocks - startBlock, layout.blockBytes());
+        long payload = Math.multiplyExact(blocks - startBlock, layout.wireBlockBytes());
         return Math.addExact(HEADER_BYTES + TRAILER_BYTES + 4 + 4L * tokenCount, payload);
     }
 

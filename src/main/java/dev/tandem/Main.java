@@ -25,7 +25,13 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         version = "tandem 0.1.0",
         description = "Disaggregated LLM inference router. Without a subcommand runs 'all'.",
-        subcommands = {Main.All.class, Main.RouterCommand.class, Main.PrefillCommand.class, Main.DecodeCommand.class})
+        subcommands = {
+            Main.All.class,
+            Main.RouterCommand.class,
+            Main.PrefillCommand.class,
+            Main.DecodeCommand.class,
+            dev.tandem.bench.BenchCommand.class
+        })
 public final class Main implements Callable<Integer> {
 
     /** Options every mode shares. */

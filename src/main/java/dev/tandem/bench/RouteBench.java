@@ -1,0 +1,131 @@
+package dev.tandem.bench;
+
+import dev.tandem.bench.trace.IdealHitRate;
+import dev.tandem.bench.trace.Trace;
+import dev.tandem.bench.trace.TraceReader;
+import dev.tandem.bench.trace.TraceRequest;
+import dev.tandem.bench.trace.TraceTokens;
+import dev.tandem.engine.sim.SimEngine;
+import dev.tandem.engine.sim.SimProfile;
+import dev.tandem.engine.sim.SimProfiles;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * {@code tandem bench route}: replays a trace through a fresh sim cluster once per policy and compares
+ * what the policies' choices did to cache hits, time to first token and throughput.
+ */
+public final class RouteBench {
+
+    /** Printable ASCII: a trace's prompts stay readable in logs, and the sim's byte vocabulary holds them. */
+    static final TraceTokens TOKENS = new TraceTokens(32, 127);
+
+    /** What to run; see {@link RouteBenchCommand} for each option's meaning. */
+    public record Options(
+            Path trace,
+            int prefill,
+            int decode,
+            int routers,
+            List<String> policies,
+            double timeScale,
+            int maxRequests,
+            String profile,
+            Path out,
+            int blockSize,
+            double prefixCacheGb) {}
+
+    /** Held so that the levels stay set (JUL keeps loggers weakly). */
+    private static final List<Logger> QUIETED =
+            List.of(Logger.getLogger("dev.tandem"), Logger.getLogger("com.hazelcast"));
+
+    /** Requests replayed, unmeasured, before the first policy: a cold JVM would otherwise handicap it. */
+    static final int WARM_UP_REQUESTS = 200;
+
+    private RouteBench() {}
+
+    public static JsonObject run(Options o, PrintStream console) throws IOException {
+        Trace trace = TraceReader.read(o.trace(), o.maxRequests());
+        List<TraceRequest> requests = trace.requests();
+        SimProfile profile = SimProfiles.named(o.profile());
+        long prefixCache = o.prefixCacheGb() > 0 ? (long) (o.prefixCacheGb() * 1e9) : profile.kvMemoryBytes();
+        SimCluster.Shape shape = SimCluster.Shape.of(
+                o.prefill(), o.decode(), o.routers(), profile, o.timeScale(), o.blockSize(), prefixCache);
+        long fingerprint = new SimEngine(profile, 1, o.blockSize()).info().fingerprint();
+        double ideal =
+                IdealHitRate.of(trace, TOKENS, fingerprint, o.blockSize(), 0).hitRate();
+        long spanMs =
+                requests.get(requests.size() - 1).arrivalMs() - requests.get(0).arrivalMs();
+        console.printf(
+                "%s: %d requests over %.0f s of trace (%.0f s at %.1fx); %d prefill + %d decode sim workers (%s, "
+                        + "prefix cache %.0f GB each), %d router(s); ideal hit rate %.3f%n",
+                trace.name(),
+                requests.size(),
+                spanMs / 1e3,
+                spanMs / 1e3 / o.timeScale(),
+                o.timeScale(),
+                o.prefill(),
+                o.decode(),
+                profile.name(),
+                prefixCache / 1e9,
+                o.routers(),
+                ideal);
+        // Generous, but bounded: a stuck run ends with its open requests counted as errors.
+        long deadlineMs = (long) (spanMs / o.timeScale()) * 3 + 180_000;
+        // The request log line per request would drown the progress bar; warnings and errors still show.
+        QUIETED.forEach(l -> l.setLevel(Level.WARNING));
+        Logger.getLogger("com.hazelcast").setLevel(Level.SEVERE);
+        List<PolicyResult> results = new ArrayList<>();
+        Vertx client = Vertx.vertx();
+        try {
+            List<TraceRequest> warmUp = requests.subList(0, Math.min(WARM_UP_REQUESTS, requests.size()));
+            runPolicy(o.policies().get(0), "warm-up", shape, client, warmUp, deadlineMs, console);
+            for (int i = 0; i < o.policies().size(); i++) {
+                String policy = o.policies().get(i);
+                results.add(runPolicy(
+                        policy,
+                        "[" + (i + 1) + "/" + o.policies().size() + "] " + policy,
+                        shape,
+                        client,
+                        requests,
+                        deadlineMs,
+                        console));
+            }
+        } finally {
+            client.close().await();
+        }
+        JsonObject summary = BenchReport.summary(trace.name(), requests.size(), ideal, results);
+        BenchReport.write(o.out(), summary, results, o.timeScale());
+        console.print(BenchReport.table(summary));
+        console.println("written: " + o.out().resolve("summary.json") + ", results.csv, report.html");
+        return summary;
+    }
+
+    private static PolicyResult runPolicy(
+            String policy,
+            String label,
+            SimCluster.Shape shape,
+            Vertx client,
+            List<TraceRequest> requests,
+            long deadlineMs,
+            PrintStream console) {
+        try (SimCluster cluster = SimCluster.start(shape, policy)) {
+            TraceReplay replay = new TraceReplay(client, cluster.httpPorts(), cluster.model(), shape.timeScale());
+            long start = System.nanoTime();
+            List<RequestResult> results;
+            try (ProgressBar bar =
+                    new ProgressBar(console, label, requests.size(), replay.done::get, replay.errors::get)) {
+                results = replay.replay(requests, TOKENS, deadlineMs).await();
+            }
+            double wallSeconds = (System.nanoTime() - start) / 1e9;
+            return PolicyResult.of(
+                    policy, results, wallSeconds, shape.timeScale(), cluster.kvBytesMoved(), cluster.localPrefills());
+        }
+    }
+}

@@ -1,0 +1,120 @@
+package dev.tandem.bench;
+
+import dev.tandem.config.SchedulingPolicy;
+import dev.tandem.engine.sim.SimProfiles;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code tandem bench route}: its options, checked, then {@link RouteBench}. */
+@Command(
+        name = "route",
+        mixinStandardHelpOptions = true,
+        description = "Replay a trace through a sim cluster once per scheduling policy and compare them.")
+public final class RouteBenchCommand implements Callable<Integer> {
+
+    @Option(names = "--trace", required = true, description = "Mooncake JSONL or Azure CSV trace")
+    Path trace;
+
+    @Option(names = "--prefill", defaultValue = "8", description = "sim prefill workers (default ${DEFAULT-VALUE})")
+    int prefill;
+
+    @Option(names = "--decode", defaultValue = "8", description = "sim decode workers (default ${DEFAULT-VALUE})")
+    int decode;
+
+    @Option(names = "--routers", defaultValue = "1", description = "router replicas (default ${DEFAULT-VALUE})")
+    int routers;
+
+    @Option(
+            names = "--policies",
+            split = ",",
+            defaultValue = "default,seed,round-robin,least-loaded,cache-aware",
+            description = "policies to compare (default ${DEFAULT-VALUE})")
+    List<String> policies;
+
+    @Option(
+            names = "--time-scale",
+            defaultValue = "10",
+            description = "simulated seconds per wall-clock second (default ${DEFAULT-VALUE})")
+    double timeScale;
+
+    @Option(names = "--max-requests", defaultValue = "0", description = "replay only the first N requests (0 = all)")
+    int maxRequests;
+
+    @Option(
+            names = "--profile",
+            defaultValue = SimProfiles.DEFAULT,
+            description = "sim profile: model on accelerator (default ${DEFAULT-VALUE})")
+    String profile;
+
+    @Option(names = "--out", required = true, description = "directory for summary.json, results.csv, report.html")
+    Path out;
+
+    @Option(
+            names = "--kv-block-size",
+            defaultValue = "16",
+            description = "tokens per KV block (default ${DEFAULT-VALUE})")
+    int blockSize;
+
+    @Option(
+            names = "--prefix-cache-gb",
+            defaultValue = "0",
+            description = "each prefill worker's prefix cache in GB (default 0 = the profile's KV memory)")
+    double prefixCacheGb;
+
+    @Override
+    public Integer call() throws Exception {
+        String invalid = invalid();
+        if (invalid != null) {
+            System.err.println("tandem bench route: " + invalid);
+            return 2;
+        }
+        RouteBench.run(
+                new RouteBench.Options(
+                        trace,
+                        prefill,
+                        decode,
+                        routers,
+                        List.copyOf(policies),
+                        timeScale,
+                        maxRequests,
+                        profile,
+                        out,
+                        blockSize,
+                        prefixCacheGb),
+                System.out);
+        return 0;
+    }
+
+    private String invalid() {
+        if (prefill < 1 || prefill > 256 || decode < 1 || decode > 256) {
+            return "--prefill and --decode must be 1 to 256";
+        }
+        if (routers < 1 || routers > 16) {
+            return "--routers must be 1 to 16";
+        }
+        if (!(timeScale > 0) || timeScale > 10_000) {
+            return "--time-scale must be a positive number up to 10000";
+        }
+        if (maxRequests < 0) {
+            return "--max-requests must be 0 (all) or more";
+        }
+        if (blockSize < 1 || blockSize > 4096 || prefixCacheGb < 0) {
+            return "--kv-block-size must be 1 to 4096 and --prefix-cache-gb 0 or more";
+        }
+        if (!SimProfiles.names().contains(profile)) {
+            return "unknown --profile '" + profile + "'; known: " + String.join(", ", SimProfiles.names());
+        }
+        if (new java.util.HashSet<>(policies).size() != policies.size()) {
+            return "--policies names a policy twice";
+        }
+        for (String p : policies) {
+            if (!SchedulingPolicy.names().contains(p)) {
+                return "unknown policy '" + p + "'; known: " + String.join(", ", SchedulingPolicy.names());
+            }
+        }
+        return null;
+    }
+}

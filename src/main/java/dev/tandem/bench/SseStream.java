@@ -1,0 +1,116 @@
+package dev.tandem.bench;
+
+import dev.tandem.bench.trace.TraceRequest;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Reads one completion's server-sent events as they arrive: when the first token came, the gaps
+ * between chunks of tokens, and the usage at the end (prompt, completion and cached tokens). Events
+ * may be split across or packed into network buffers, so bytes are kept until a blank line ends one.
+ */
+final class SseStream {
+    private final long sentNanos;
+    private final StringBuilder pending = new StringBuilder();
+    private double firstTokenMs = Double.NaN;
+    private long lastChunkNanos;
+    private double[] gaps = new double[64];
+    private int gapCount;
+    private int promptTokens = -1;
+    private int completionTokens;
+    private int cachedTokens;
+    private boolean done;
+    private String error;
+
+    SseStream(long sentNanos) {
+        this.sentNanos = sentNanos;
+    }
+
+    void feed(Buffer bytes) {
+        long now = System.nanoTime();
+        pending.append(bytes.toString(StandardCharsets.UTF_8));
+        int end;
+        while ((end = pending.indexOf("\n\n")) >= 0) {
+            String event = pending.substring(0, end);
+            pending.delete(0, end + 2);
+            onEvent(event, now);
+        }
+    }
+
+    private void onEvent(String event, long now) {
+        for (String line : event.split("\n")) {
+            if (!line.startsWith("data:")) {
+                continue;
+            }
+            String data = line.substring(5).trim();
+            if (data.equals("[DONE]")) {
+                done = true;
+                continue;
+            }
+            try {
+                onData(new JsonObject(data), now);
+            } catch (DecodeException | ClassCastException e) {
+                error = "malformed event: " + data;
+            }
+        }
+    }
+
+    private void onData(JsonObject chunk, long now) {
+        if (chunk.containsKey("error")) {
+            JsonObject e = chunk.getJsonObject("error");
+            error = "stream error: " + (e == null ? chunk.encode() : e.getString("message"));
+            return;
+        }
+        JsonArray choices = chunk.getJsonArray("choices");
+        if (choices != null && !choices.isEmpty()) {
+            String text = choices.getJsonObject(0).getString("text", "");
+            if (!text.isEmpty()) {
+                if (Double.isNaN(firstTokenMs)) {
+                    firstTokenMs = (now - sentNanos) / 1e6;
+                } else {
+                    gap((now - lastChunkNanos) / 1e6);
+                }
+                lastChunkNanos = now;
+            }
+        }
+        JsonObject usage = chunk.getJsonObject("usage");
+        if (usage != null) {
+            promptTokens = usage.getInteger("prompt_tokens", -1);
+            completionTokens = usage.getInteger("completion_tokens", 0);
+            JsonObject details = usage.getJsonObject("prompt_tokens_details");
+            cachedTokens = details == null ? 0 : details.getInteger("cached_tokens", 0);
+        }
+    }
+
+    private void gap(double ms) {
+        if (gapCount == gaps.length) {
+            gaps = java.util.Arrays.copyOf(gaps, gaps.length * 2);
+        }
+        gaps[gapCount++] = ms;
+    }
+
+    RequestResult result(int index, TraceRequest r, String prefillWorker, String decodeWorker) {
+        double e2e = (System.nanoTime() - sentNanos) / 1e6;
+        String why = error != null
+                ? error
+                : !done ? "the stream ended without [DONE]" : promptTokens < 0 ? "no usage in the stream" : null;
+        if (why != null) {
+            return RequestResult.failed(index, r.arrivalMs(), r.inputLength(), e2e, why);
+        }
+        return new RequestResult(
+                index,
+                r.arrivalMs(),
+                promptTokens,
+                cachedTokens,
+                completionTokens,
+                firstTokenMs,
+                java.util.Arrays.copyOf(gaps, gapCount),
+                e2e,
+                prefillWorker,
+                decodeWorker,
+                null);
+    }
+}

@@ -212,6 +212,25 @@ final class ConfigSection {
         return out;
     }
 
+    /**
+     * One entry that is a name or a mapping, read alike as {@link #namesOrSections} reads a list's
+     * entries ({@code picker: a} or {@code picker: {plugin: a, x: 1}}); null when absent.
+     */
+    ConfigSection nameOrSection(String name, String nameKey) {
+        read.add(name);
+        Object v = json.getValue(name);
+        if (v == null) {
+            return null;
+        }
+        if (v instanceof String s) {
+            return new ConfigSection(key(name), new JsonObject().put(nameKey, s.trim()));
+        }
+        if (v instanceof JsonObject o) {
+            return new ConfigSection(key(name), o);
+        }
+        throw new ConfigException("'" + key(name) + "' must be a name or a mapping");
+    }
+
     boolean has(String name) {
         return json.containsKey(name);
     }

@@ -14,7 +14,8 @@ package dev.tandem.config;
  *                             request to its batch; no compute) before the request moves elsewhere
  * @param localPrefillMaxTokens when the chosen decode worker holds a prompt's prefix and at most this many
  *                              tokens are left to compute, it prefills them itself (no prefill worker, no
- *                              KV transfer); 0 = never
+ *                              KV transfer); 0 = never. Ignored under a policy without local prefill
+ *                              ({@code cache-aware}): see {@link #schedulingPolicy()}
  * @param loadReportMs         how often a replica publishes its in-flight load to the others (it also
  *                             publishes right after changes); a report older than four of these is dropped
  */
@@ -52,6 +53,11 @@ public record RouterSettings(
                 SchedulerSettings.read(s.section("decode-scheduling"), policy.decode()));
         s.rejectUnknownKeys();
         return r;
+    }
+
+    /** The named policy the profiles start from: where its prefixes come from, whether it prefills locally. */
+    public SchedulingPolicy schedulingPolicy() {
+        return SchedulingPolicy.named(policy);
     }
 
     /** A replica's report is counted for this long after it arrived. */

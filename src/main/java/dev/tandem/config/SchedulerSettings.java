@@ -4,16 +4,24 @@ import java.util.List;
 
 /**
  * The scheduling pipeline of one pool: filters by name (a filter that takes parameters carries them),
- * scorers by name and weight.
+ * scorers by name and weight, and the picker that chooses among the candidates.
  */
-public record SchedulerSettings(List<FilterSettings> filters, List<WeightedPlugin> scorers) {
+public record SchedulerSettings(List<FilterSettings> filters, List<WeightedPlugin> scorers, PickerSettings picker) {
 
     public SchedulerSettings {
         filters = List.copyOf(filters);
         scorers = List.copyOf(scorers);
+        if (picker instanceof PickerSettings.CacheAware && !scorers.isEmpty()) {
+            throw new ConfigException("the cache-aware picker decides alone: it takes no scorers");
+        }
     }
 
-    /** Filters by name, each with its default parameters. */
+    /** The {@code max-score} picker. */
+    public SchedulerSettings(List<FilterSettings> filters, List<WeightedPlugin> scorers) {
+        this(filters, scorers, PickerSettings.MaxScore.INSTANCE);
+    }
+
+    /** Filters by name, each with its default parameters; the {@code max-score} picker. */
     public static SchedulerSettings of(List<String> filters, List<WeightedPlugin> scorers) {
         return new SchedulerSettings(filters.stream().map(FilterSettings::named).toList(), scorers);
     }
@@ -63,9 +71,9 @@ public record SchedulerSettings(List<FilterSettings> filters, List<WeightedPlugi
     }
 
     /**
-     * The section's profile; what it leaves out ({@code filters}, {@code scorers}) is taken from
-     * {@code defaults} (the policy's profile). A filter is a name or a mapping with {@code plugin} and the
-     * filter's parameters.
+     * The section's profile; what it leaves out ({@code filters}, {@code scorers}, {@code picker}) is taken
+     * from {@code defaults} (the policy's profile). A filter or the picker is a name or a mapping with
+     * {@code plugin} and its parameters.
      */
     static SchedulerSettings read(ConfigSection s, SchedulerSettings defaults) {
         List<FilterSettings> filters = defaults.filters();
@@ -85,8 +93,17 @@ public record SchedulerSettings(List<FilterSettings> filters, List<WeightedPlugi
                     })
                     .toList();
         }
+        PickerSettings picker = defaults.picker();
+        ConfigSection p = s.nameOrSection("picker", "plugin");
+        if (p != null) {
+            picker = PickerSettings.read(p);
+        }
         s.rejectUnknownKeys();
-        return new SchedulerSettings(filters, scorers);
+        if (picker instanceof PickerSettings.CacheAware && !scorers.isEmpty()) {
+            throw new ConfigException("'" + s.key("scorers") + "' must be empty with the cache-aware picker ('"
+                    + s.key("picker") + "'): it decides alone");
+        }
+        return new SchedulerSettings(filters, scorers, picker);
     }
 
     private static FilterSettings readFilter(ConfigSection f) {

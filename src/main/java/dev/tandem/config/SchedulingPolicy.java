@@ -17,10 +17,35 @@ import java.util.Map;
  *       session-affinity 1 (no session: round-robin).
  *   <li>{@code round-robin}: not-draining and no scorer, in both pools.
  *   <li>{@code least-loaded}: not-draining; least-loaded 1, in both pools.
+ *   <li>{@code cache-aware}: SGLang router's cache-aware policy, as a baseline — not-draining and the
+ *       {@code cache-aware} picker ({@link PickerSettings.CacheAware}), in both pools, over this router's
+ *       own record of what it routed where ({@link PrefixSource#ROUTED}); no local prefill.
  * </ul>
+ *
+ * @param prefixes     what the profiles' {@code cachedBlocks} come from
+ * @param localPrefill whether a decode worker that holds a prompt's prefix may prefill the rest itself
+ *                     ({@code router.local-prefill-max-tokens}); it needs the prefix index
  */
-public record SchedulingPolicy(String name, SchedulerSettings prefill, SchedulerSettings decode) {
+public record SchedulingPolicy(
+        String name, SchedulerSettings prefill, SchedulerSettings decode, PrefixSource prefixes, boolean localPrefill) {
     public static final String DEFAULT = "default";
+    public static final String CACHE_AWARE = "cache-aware";
+
+    /** Where a router learns which worker holds which of a prompt's leading blocks. */
+    public enum PrefixSource {
+        /** The prefix index every router builds from the workers' KV cache events: what they hold. */
+        INDEX,
+        /**
+         * This router's own record of the prompts it routed to each worker, per pool (SGLang's approximate
+         * trees): what it believes they hold. Not shared with other replicas; no index is consulted.
+         */
+        ROUTED
+    }
+
+    /** A policy over the prefix index, with local prefill. */
+    public SchedulingPolicy(String name, SchedulerSettings prefill, SchedulerSettings decode) {
+        this(name, prefill, decode, PrefixSource.INDEX, true);
+    }
 
     private static final Map<String, SchedulingPolicy> POLICIES = new LinkedHashMap<>();
 
@@ -53,6 +78,13 @@ public record SchedulingPolicy(String name, SchedulerSettings prefill, Scheduler
                 "least-loaded",
                 SchedulerSettings.of(notDraining, List.of(new WeightedPlugin("least-loaded", 1))),
                 SchedulerSettings.of(notDraining, List.of(new WeightedPlugin("least-loaded", 1)))));
+        SchedulerSettings cacheAware = new SchedulerSettings(
+                notDraining.stream()
+                        .map(SchedulerSettings.FilterSettings::named)
+                        .toList(),
+                List.of(),
+                PickerSettings.CacheAware.DEFAULTS);
+        add(new SchedulingPolicy(CACHE_AWARE, cacheAware, cacheAware, PrefixSource.ROUTED, false));
     }
 
     private static void add(SchedulingPolicy policy) {

@@ -39,7 +39,6 @@ import dev.tandem.router.RouterIdentity;
 import dev.tandem.router.VertxRouterLoop;
 import dev.tandem.router.WorkerViews;
 import dev.tandem.router.scheduling.SchedulingObserver;
-import dev.tandem.router.scheduling.SchedulingPlugins;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -127,13 +126,14 @@ public final class RouterVerticle extends VerticleBase {
                 directory::workers,
                 w -> loads.inFlight(w) + loadBoard.othersInFlight(w),
                 w -> loads.prefillTokens(w) + loadBoard.othersPrefillTokens(w));
-        PairScheduler pairs = new PairScheduler(
+        // The policy says what scheduling learns prefixes from: the index (and local prefill), or this
+        // router's own routed-prefix trees (cache-aware), which a departed worker leaves.
+        PairScheduler pairs = PairScheduler.forSettings(
+                settings,
                 workers::of,
-                SchedulingPlugins.profile("prefill", settings.prefill()),
-                SchedulingPlugins.profile("decode", settings.decode()),
                 SchedulingObserver.of(scheduling::pluginTimed, scheduling::chosen),
-                prefixIndex::leadingBlocks,
-                settings.localPrefillMaxTokens());
+                prefixIndex::leadingBlocks);
+        directory.onRemoved(workerId -> context.runOnContext(v -> pairs.forgetWorker(workerId)));
         RouterMetrics metrics = new RouterMetrics(registry);
         requests = RequestRouter.builder()
                 .loop(new VertxRouterLoop(context))

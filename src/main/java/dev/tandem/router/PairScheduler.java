@@ -1,15 +1,22 @@
 package dev.tandem.router;
 
+import dev.tandem.config.PickerSettings;
+import dev.tandem.config.RouterSettings;
+import dev.tandem.config.SchedulerSettings;
+import dev.tandem.config.SchedulingPolicy;
 import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.WorkerRole;
 import dev.tandem.protocol.WorkerView;
 import dev.tandem.router.scheduling.SchedulingObserver;
+import dev.tandem.router.scheduling.SchedulingPlugins;
 import dev.tandem.router.scheduling.SchedulingProfile;
 import dev.tandem.router.scheduling.SchedulingRequest;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
@@ -21,7 +28,15 @@ import java.util.function.Function;
  * moves), else a prefill worker that can feed it (the prefill profile: cached prefix, queue). Both
  * profiles see the same {@link WorkerView} snapshot and the prompt's cached blocks per worker, and leave
  * out the workers that failed the request; a decode worker is only chosen where some prefill worker
- * shares its model fingerprint. Loop only (the round-robin ticks are plain fields).
+ * shares its model fingerprint.
+ *
+ * <p>Under a policy whose prefixes are {@link SchedulingPolicy.PrefixSource#ROUTED routed} ({@code
+ * cache-aware}, SGLang's baseline), the profiles see instead what this router itself routed where — one
+ * {@link RoutedPrefixTrees} per pool, each chosen pair's prompt inserted after the choice — and nothing
+ * of the prefix index: no local prefill, no incremental transfer (the decode worker is sent the whole
+ * KV). Workers still reuse what they hold; the router just does not know it.
+ *
+ * <p>Loop only (the round-robin ticks and the trees are plain fields).
  */
 public final class PairScheduler {
 
@@ -51,6 +66,9 @@ public final class PairScheduler {
     private final SchedulingObserver observer;
     private final PrefixLookup prefixes;
     private final int localPrefillMaxTokens;
+    // Both null unless the policy's prefixes are routed.
+    private final RoutedPrefixTrees prefillTrees;
+    private final RoutedPrefixTrees decodeTrees;
     private long prefillTick;
     private long decodeTick;
 
@@ -75,12 +93,92 @@ public final class PairScheduler {
             SchedulingObserver observer,
             PrefixLookup prefixes,
             int localPrefillMaxTokens) {
+        this(workers, prefillProfile, decodeProfile, observer, prefixes, localPrefillMaxTokens, null, null);
+    }
+
+    private PairScheduler(
+            Function<WorkerRole, List<WorkerView>> workers,
+            SchedulingProfile prefillProfile,
+            SchedulingProfile decodeProfile,
+            SchedulingObserver observer,
+            PrefixLookup prefixes,
+            int localPrefillMaxTokens,
+            RoutedPrefixTrees prefillTrees,
+            RoutedPrefixTrees decodeTrees) {
         this.workers = workers;
         this.prefillProfile = prefillProfile;
         this.decodeProfile = decodeProfile;
         this.observer = observer;
         this.prefixes = prefixes;
         this.localPrefillMaxTokens = localPrefillMaxTokens;
+        this.prefillTrees = prefillTrees;
+        this.decodeTrees = decodeTrees;
+    }
+
+    /**
+     * Profiles that see this router's routed prefixes ({@code cache-aware}): each pool's trees are read
+     * for its workers and given each chosen pair's prompt; no prefix index, no local prefill.
+     */
+    public static PairScheduler routed(
+            Function<WorkerRole, List<WorkerView>> workers,
+            SchedulingProfile prefillProfile,
+            SchedulingProfile decodeProfile,
+            SchedulingObserver observer,
+            RoutedPrefixTrees prefillTrees,
+            RoutedPrefixTrees decodeTrees) {
+        return new PairScheduler(
+                workers, prefillProfile, decodeProfile, observer, PrefixLookup.NONE, 0, prefillTrees, decodeTrees);
+    }
+
+    /**
+     * The scheduler a router's settings describe: its profiles, and what its policy learns prefixes from —
+     * {@code index} and local prefill up to {@code router.local-prefill-max-tokens}, or (routed policies)
+     * a {@link RoutedPrefixTrees} per pool, bounded by the pool's {@code cache-aware} picker's
+     * {@code max-tree-blocks}.
+     */
+    public static PairScheduler forSettings(
+            RouterSettings settings,
+            Function<WorkerRole, List<WorkerView>> workers,
+            SchedulingObserver observer,
+            PrefixLookup index) {
+        SchedulingPolicy policy = settings.schedulingPolicy();
+        SchedulingProfile prefill = SchedulingPlugins.profile("prefill", settings.prefill());
+        SchedulingProfile decode = SchedulingPlugins.profile("decode", settings.decode());
+        if (policy.prefixes() == SchedulingPolicy.PrefixSource.ROUTED) {
+            return routed(
+                    workers,
+                    prefill,
+                    decode,
+                    observer,
+                    new RoutedPrefixTrees(maxTreeBlocks(settings.prefill())),
+                    new RoutedPrefixTrees(maxTreeBlocks(settings.decode())));
+        }
+        return new PairScheduler(
+                workers,
+                prefill,
+                decode,
+                observer,
+                index,
+                policy.localPrefill() ? settings.localPrefillMaxTokens() : 0);
+    }
+
+    private static long maxTreeBlocks(SchedulerSettings pool) {
+        return pool.picker() instanceof PickerSettings.CacheAware c
+                ? c.maxTreeBlocks()
+                : PickerSettings.CacheAware.DEFAULTS.maxTreeBlocks();
+    }
+
+    /** A worker left the registry: it leaves this router's routed-prefix trees (if any). Loop only. */
+    public void forgetWorker(String workerId) {
+        if (prefillTrees != null) {
+            prefillTrees.forgetWorker(workerId);
+            decodeTrees.forgetWorker(workerId);
+        }
+    }
+
+    /** This router's routed-prefix trees of {@code role}'s pool, or null when its policy keeps none. */
+    public RoutedPrefixTrees routedTrees(WorkerRole role) {
+        return role == WorkerRole.PREFILL ? prefillTrees : decodeTrees;
     }
 
     public Choice choose(String sessionKey, String affinityWorker, int[] prompt, Set<String> avoid) {
@@ -89,7 +187,12 @@ public final class PairScheduler {
         List<WorkerView> decodeWorkers = workers.apply(WorkerRole.DECODE);
         List<WorkerView> all = new ArrayList<>(prefillWorkers);
         all.addAll(decodeWorkers);
-        PromptPrefixes cached = PromptPrefixes.of(prompt, all, prefixes);
+        boolean routed = prefillTrees != null;
+        // What the profiles see; and what the workers hold, as far as this router knows (local prefill,
+        // incremental transfer): the prefix index, or nothing when the policy's prefixes are routed.
+        PromptPrefixes cached = PromptPrefixes.of(prompt, all, routed ? this::routedLeadingBlocks : prefixes);
+        PromptPrefixes held = routed ? cached.nothingCached() : cached;
+        Map<String, Long> routedBlocks = routed ? routedSizes() : Map.of();
         // The fingerprints some prefill worker can feed (engines of different kinds may serve one model).
         Set<Long> feedable = new HashSet<>();
         for (WorkerView p : prefillWorkers) {
@@ -101,7 +204,7 @@ public final class PairScheduler {
         // choice made again among the others; bounded by the number of fingerprints.
         while (true) {
             Optional<WorkerView> decode = decodeProfile.choose(
-                    request(sessionKey, affinityWorker, prompt, decodeTick++, avoid, feedable, cached),
+                    request(sessionKey, affinityWorker, prompt, decodeTick++, avoid, feedable, cached, routedBlocks),
                     decodeWorkers,
                     observer);
             if (decode.isEmpty()) {
@@ -110,7 +213,7 @@ public final class PairScheduler {
             }
             WorkerView d = decode.get();
             CacheSpec spec = d.worker().cache();
-            int decodeCached = spec == null ? PrefillRequest.NO_DECODE_CACHE : cached.cached(d.id());
+            int decodeCached = spec == null ? PrefillRequest.NO_DECODE_CACHE : held.cached(d.id());
             if (spec != null
                     && spec.localPrefill()
                     && decodeCached > 0
@@ -118,18 +221,31 @@ public final class PairScheduler {
                 return new Choice(d.id(), d.id(), null, decodeCached, decodeCached, spec.blockSize(), true);
             }
             Optional<WorkerView> prefill = prefillProfile.choose(
-                    request(sessionKey, null, prompt, prefillTick++, avoid, Set.of(d.modelFingerprint()), cached),
+                    request(
+                            sessionKey,
+                            null,
+                            prompt,
+                            prefillTick++,
+                            avoid,
+                            Set.of(d.modelFingerprint()),
+                            cached,
+                            routedBlocks),
                     prefillWorkers,
                     observer);
             if (prefill.isPresent()) {
                 WorkerView p = prefill.get();
                 CacheSpec prefillSpec = p.worker().cache();
+                if (routed) {
+                    // SGLang inserts the request into the chosen worker's tree, in each pool.
+                    prefillTrees.insert(p.id(), cached.blocksFor(p));
+                    decodeTrees.insert(d.id(), cached.blocksFor(d));
+                }
                 return new Choice(
                         p.id(),
                         d.id(),
                         null,
                         decodeCached,
-                        cached.cached(p.id()),
+                        held.cached(p.id()),
                         prefillSpec == null ? 0 : prefillSpec.blockSize(),
                         false);
             }
@@ -144,7 +260,8 @@ public final class PairScheduler {
             long tick,
             Set<String> avoid,
             Set<Long> fingerprints,
-            PromptPrefixes cached) {
+            PromptPrefixes cached,
+            Map<String, Long> routedBlocks) {
         return new SchedulingRequest(
                 sessionKey,
                 affinityWorker,
@@ -153,6 +270,20 @@ public final class PairScheduler {
                 avoid,
                 fingerprints,
                 cached.promptBlocks(),
-                cached.cachedBlocks());
+                cached.cachedBlocks(),
+                routedBlocks);
+    }
+
+    /** Both pools' routed prefixes (worker ids are unique across pools). */
+    private Map<String, Integer> routedLeadingBlocks(long[] blockHashes) {
+        Map<String, Integer> out = new HashMap<>(prefillTrees.leadingBlocks(blockHashes));
+        out.putAll(decodeTrees.leadingBlocks(blockHashes));
+        return out;
+    }
+
+    private Map<String, Long> routedSizes() {
+        Map<String, Long> out = new HashMap<>(prefillTrees.sizes());
+        out.putAll(decodeTrees.sizes());
+        return out;
     }
 }

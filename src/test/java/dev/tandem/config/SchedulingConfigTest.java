@@ -1,9 +1,11 @@
 package dev.tandem.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.config.PickerSettings.CacheAware;
 import dev.tandem.config.SchedulerSettings.LoadThreshold;
 import dev.tandem.config.SchedulerSettings.NamedFilter;
 import dev.tandem.config.SchedulerSettings.WeightedPlugin;
@@ -24,6 +26,8 @@ class SchedulingConfigTest {
     private static final NamedFilter NOT_DRAINING = new NamedFilter("not-draining");
     private static final SchedulingPolicy DEFAULT = SchedulingPolicy.named("default");
     private static final SchedulingPolicy SEED = SchedulingPolicy.named("seed");
+    private static final SchedulerSettings CACHE_AWARE =
+            new SchedulerSettings(List.of(NOT_DRAINING), List.of(), CacheAware.DEFAULTS);
 
     private static RouterSettings router(String json) {
         return TandemConfig.fromJson(new JsonObject().put("router", new JsonObject(json)))
@@ -82,7 +86,33 @@ class SchedulingConfigTest {
                         "{\"prefill-scheduling\": {\"filters\": []}}",
                         "default",
                         new SchedulerSettings(List.of(), DEFAULT.prefill().scorers()),
-                        DEFAULT.decode()));
+                        DEFAULT.decode()),
+                Arguments.of(
+                        // SGLang's router defaults, in both pools
+                        "{\"policy\": \"cache-aware\"}",
+                        "cache-aware",
+                        new SchedulerSettings(List.of(NOT_DRAINING), List.of(), new CacheAware(0.3, 64, 1.5, 1 << 20)),
+                        CACHE_AWARE),
+                Arguments.of(
+                        """
+                        {"policy": "cache-aware", "prefill-scheduling": {"picker": {"plugin": "cache-aware",
+                            "cache-threshold": 0.5, "balance-abs-threshold": 8, "balance-rel-threshold": "1.25",
+                            "max-tree-blocks": 1000}}}
+                        """,
+                        "cache-aware",
+                        new SchedulerSettings(List.of(NOT_DRAINING), List.of(), new CacheAware(0.5, 8, 1.25, 1000)),
+                        CACHE_AWARE),
+                Arguments.of(
+                        // the picker by name, on another policy's filters; its scorers must go
+                        "{\"decode-scheduling\": {\"picker\": \"cache-aware\", \"scorers\": []}}",
+                        "default",
+                        DEFAULT.prefill(),
+                        new SchedulerSettings(DEFAULT.decode().filters(), List.of(), CacheAware.DEFAULTS)),
+                Arguments.of(
+                        "{\"policy\": \"cache-aware\", \"decode-scheduling\": {\"picker\": \"max-score\"}}",
+                        "cache-aware",
+                        CACHE_AWARE,
+                        profile(List.of(NOT_DRAINING))));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -97,6 +127,7 @@ class SchedulingConfigTest {
 
     static Stream<Arguments> invalid() {
         String filters = "{\"prefill-scheduling\": {\"filters\": [\"not-draining\", %s]}}";
+        String picker = "{\"prefill-scheduling\": {\"picker\": %s}}";
         return Stream.of(
                 Arguments.of("{\"policy\": \"fastest\"}", "'router.policy' must be one of [default, seed, round-robin"),
                 Arguments.of("{\"policy\": {\"name\": \"seed\"}}", "'router.policy' must be a string"),
@@ -126,7 +157,33 @@ class SchedulingConfigTest {
                         "'router.decode-scheduling.filters' must be a list"),
                 Arguments.of(
                         "{\"decode-scheduling\": {\"scorers\": [{\"weight\": 2}]}}",
-                        "'router.decode-scheduling.scorers[0].plugin' is required"));
+                        "'router.decode-scheduling.scorers[0].plugin' is required"),
+                Arguments.of(
+                        picker.formatted("{\"plugin\": \"cache-aware\", \"cache-threshold\": 1.5}"),
+                        "'router.prefill-scheduling.picker.cache-threshold' must be between 0.0 and 1.0"),
+                Arguments.of(
+                        picker.formatted("{\"plugin\": \"cache-aware\", \"balance-abs-threshold\": 0.5}"),
+                        "'router.prefill-scheduling.picker.balance-abs-threshold' must be an integer"),
+                Arguments.of(
+                        picker.formatted("{\"plugin\": \"cache-aware\", \"max-tree-blocks\": 0}"),
+                        "'router.prefill-scheduling.picker.max-tree-blocks' must be between 1"),
+                Arguments.of(
+                        picker.formatted("{\"plugin\": \"cache-aware\", \"cache-treshold\": 0.2}"),
+                        "unknown configuration key 'router.prefill-scheduling.picker.cache-treshold'"),
+                Arguments.of(
+                        picker.formatted("{\"plugin\": \"max-score\", \"cache-threshold\": 0.2}"),
+                        "unknown configuration key 'router.prefill-scheduling.picker.cache-threshold'"),
+                Arguments.of(
+                        picker.formatted("\"fastest\""),
+                        "'router.prefill-scheduling.picker.plugin' must be one of [max-score, cache-aware]"),
+                Arguments.of(picker.formatted("{}"), "'router.prefill-scheduling.picker.plugin' is required"),
+                Arguments.of(picker.formatted("7"), "'router.prefill-scheduling.picker' must be a name or a mapping"),
+                Arguments.of(
+                        "{\"decode-scheduling\": {\"picker\": \"cache-aware\"}}",
+                        "'router.decode-scheduling.scorers' must be empty with the cache-aware picker"),
+                Arguments.of("""
+                        {"policy": "cache-aware", "decode-scheduling": {"scorers": [{"plugin": "least-loaded"}]}}
+                        """, "'router.decode-scheduling.scorers' must be empty with the cache-aware picker"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -148,5 +205,32 @@ class SchedulingConfigTest {
         RouterSettings seed = TandemConfig.defaults().router().withPolicy("seed");
         assertEquals(router("{\"policy\": \"seed\"}"), seed);
         assertThrows(ConfigException.class, () -> seed.withPolicy("fastest"));
+    }
+
+    @Test
+    void cacheAwareLearnsFromRoutedPrefixesAndNeverPrefillsLocally() {
+        SchedulingPolicy cacheAware = SchedulingPolicy.named("cache-aware");
+        assertEquals(SchedulingPolicy.PrefixSource.ROUTED, cacheAware.prefixes());
+        assertFalse(cacheAware.localPrefill());
+        for (String name : List.of("default", "seed", "round-robin", "least-loaded")) {
+            assertEquals(
+                    SchedulingPolicy.PrefixSource.INDEX,
+                    SchedulingPolicy.named(name).prefixes(),
+                    name);
+            assertTrue(SchedulingPolicy.named(name).localPrefill(), name);
+        }
+        assertEquals(cacheAware, router("{\"policy\": \"cache-aware\"}").schedulingPolicy());
+        assertEquals(
+                router("{\"policy\": \"cache-aware\"}"),
+                TandemConfig.defaults().router().withPolicy("cache-aware"));
+    }
+
+    @Test
+    void theCacheAwarePickerTakesNoScorers() {
+        ConfigException e = assertThrows(
+                ConfigException.class,
+                () -> new SchedulerSettings(
+                        List.of(), List.of(new WeightedPlugin("least-loaded", 1)), CacheAware.DEFAULTS));
+        assertTrue(e.getMessage().contains("takes no scorers"), e.getMessage());
     }
 }

@@ -1,22 +1,35 @@
 package dev.tandem.router;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.config.RouterSettings;
+import dev.tandem.config.TandemConfig;
+import dev.tandem.protocol.BlockHashes;
+import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
 import dev.tandem.protocol.WorkerView;
+import dev.tandem.router.scheduling.SchedulingObserver;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Pairs form only within one model fingerprint: a decode worker no prefill worker can feed (another
- * engine's KV layout, say an external worker of a different kind) is never chosen.
+ * engine's KV layout, say an external worker of a different kind) is never chosen. Under the
+ * {@code cache-aware} policy, the pair comes from this router's routed-prefix trees, never from the
+ * prefix index, and the decode worker never prefills itself.
  */
 class PairSchedulerTest {
 
@@ -91,5 +104,133 @@ class PairSchedulerTest {
                     0));
         }
         return out;
+    }
+
+    private static final RouterSettings CACHE_AWARE =
+            TandemConfig.defaults().router().withPolicy("cache-aware");
+
+    /** Consulted by nothing under cache-aware: it has no prefix index. */
+    private static final PrefixLookup NO_INDEX = hashes -> {
+        throw new AssertionError("cache-aware consulted the prefix index");
+    };
+
+    /** Prompts of four full 16-token blocks; {@code seed} makes them differ from the first token on. */
+    private static int[] prompt(int seed) {
+        int[] p = new int[4 * 16 + 1];
+        Arrays.fill(p, seed);
+        return p;
+    }
+
+    /** A router's scheduler under {@code cache-aware}, over these workers. */
+    private static PairScheduler cacheAware(List<WorkerView> prefill, List<WorkerView> decode) {
+        return PairScheduler.forSettings(
+                CACHE_AWARE, role -> role == WorkerRole.PREFILL ? prefill : decode, SchedulingObserver.NONE, NO_INDEX);
+    }
+
+    /** A worker that announces a 16-token cache and local prefill. */
+    private static WorkerView cached(String id, WorkerRole role, int inFlight) {
+        return new WorkerView(
+                new WorkerDescriptor(id, role, "m", 7, "node", 4, false, WorkerLoad.IDLE, new CacheSpec(16, true)),
+                inFlight);
+    }
+
+    private static List<WorkerView> idle(WorkerRole role, String... ids) {
+        return Arrays.stream(ids).map(id -> cached(id, role, 0)).toList();
+    }
+
+    @Test
+    void cacheAwareSendsARepeatedPromptWhereThisRouterSentItWithoutAnIndex() {
+        List<WorkerView> prefill = idle(WorkerRole.PREFILL, "p1", "p2");
+        List<WorkerView> decode = idle(WorkerRole.DECODE, "d1", "d2");
+        PairScheduler scheduler = cacheAware(prefill, decode);
+
+        // Nothing routed yet: every tree is empty (the smallest), ties round-robin from p1 and d1.
+        PairScheduler.Choice first = scheduler.choose(null, null, prompt(1), Set.of());
+        assertEquals("p1+d1", first.prefillWorker() + "+" + first.decodeWorker());
+        assertEquals(4, scheduler.routedTrees(WorkerRole.PREFILL).size("p1"));
+        assertEquals(4, scheduler.routedTrees(WorkerRole.DECODE).size("d1"));
+
+        // The same prompt again: its whole prefix was routed to p1 and d1 (round-robin alone would say p2, d2).
+        PairScheduler.Choice second = scheduler.choose(null, null, prompt(1), Set.of());
+        assertEquals("p1+d1", second.prefillWorker() + "+" + second.decodeWorker());
+        // The router believes d1 holds the prompt, yet no local prefill and no incremental transfer:
+        // cache-aware knows nothing of what workers hold.
+        assertFalse(second.local());
+        assertEquals(0, second.decodeCachedBlocks());
+        assertEquals(0, second.prefillCachedBlocks());
+
+        // Another prompt matches nothing: the smallest trees, p2 and d2.
+        PairScheduler.Choice other = scheduler.choose(null, null, prompt(2), Set.of());
+        assertEquals("p2+d2", other.prefillWorker() + "+" + other.decodeWorker());
+        assertEquals(
+                Map.of("p1", 4L, "p2", 4L),
+                scheduler.routedTrees(WorkerRole.PREFILL).sizes());
+    }
+
+    @Test
+    void cacheAwareNeverPrefillsLocally() {
+        List<WorkerView> prefill = idle(WorkerRole.PREFILL, "p1");
+        List<WorkerView> decode = idle(WorkerRole.DECODE, "d1");
+        PairScheduler scheduler = cacheAware(prefill, decode);
+        for (int i = 0; i < 5; i++) {
+            PairScheduler.Choice c = scheduler.choose(null, null, prompt(1), Set.of());
+            assertEquals("p1+d1", c.prefillWorker() + "+" + c.decodeWorker());
+            assertFalse(c.local(), "request " + i);
+        }
+        // Whereas the default policy, with an index saying d1 holds the prompt, prefills it on d1.
+        PairScheduler indexed = PairScheduler.forSettings(
+                TandemConfig.defaults().router(),
+                role -> role == WorkerRole.PREFILL ? prefill : decode,
+                SchedulingObserver.NONE,
+                hashes -> Map.of("d1", hashes.length));
+        PairScheduler.Choice local = indexed.choose(null, null, prompt(1), Set.of());
+        assertTrue(local.local());
+        assertEquals("d1+d1", local.prefillWorker() + "+" + local.decodeWorker());
+    }
+
+    @Test
+    void cacheAwareTurnsToTheLeastLoadedWhenImbalanced() {
+        List<WorkerView> prefill = new ArrayList<>(idle(WorkerRole.PREFILL, "p1", "p2"));
+        List<WorkerView> decode = idle(WorkerRole.DECODE, "d1");
+        PairScheduler scheduler = cacheAware(prefill, decode);
+        assertEquals("p1", scheduler.choose(null, null, prompt(1), Set.of()).prefillWorker());
+        // p1 now has 65 more requests in flight than p2 (over 64 and over 1.5 times): p2, despite the prefix.
+        prefill.set(0, cached("p1", WorkerRole.PREFILL, 65));
+        assertEquals("p2", scheduler.choose(null, null, prompt(1), Set.of()).prefillWorker());
+        // The choice is routed too: both trees now hold the prompt.
+        assertEquals(
+                Map.of("p1", 4, "p2", 4),
+                scheduler.routedTrees(WorkerRole.PREFILL).leadingBlocks(hashes(1)));
+    }
+
+    @Test
+    void aWorkerThatLeavesLeavesThisRoutersTreesAndReplicasDoNotShareThem() {
+        List<WorkerView> prefill = idle(WorkerRole.PREFILL, "p1", "p2");
+        List<WorkerView> decode = idle(WorkerRole.DECODE, "d1");
+        PairScheduler a = cacheAware(prefill, decode);
+        PairScheduler b = cacheAware(prefill, decode);
+        a.choose(null, null, prompt(1), Set.of());
+        a.choose(null, null, prompt(2), Set.of());
+        assertEquals(
+                Map.of("p1", 4L, "p2", 4L), a.routedTrees(WorkerRole.PREFILL).sizes());
+        assertEquals(Map.of(), b.routedTrees(WorkerRole.PREFILL).sizes(), "another replica saw nothing");
+
+        a.forgetWorker("p1");
+        a.forgetWorker("d1");
+        assertEquals(Map.of("p2", 4L), a.routedTrees(WorkerRole.PREFILL).sizes());
+        assertEquals(Map.of(), a.routedTrees(WorkerRole.DECODE).sizes());
+    }
+
+    @Test
+    void policiesOverTheIndexKeepNoTrees() {
+        PairScheduler scheduler = PairScheduler.forSettings(
+                TandemConfig.defaults().router(), role -> List.of(), SchedulingObserver.NONE, PrefixLookup.NONE);
+        assertNull(scheduler.routedTrees(WorkerRole.PREFILL));
+        assertNull(scheduler.routedTrees(WorkerRole.DECODE));
+        scheduler.forgetWorker("p1"); // nothing to forget
+    }
+
+    private static long[] hashes(int seed) {
+        return BlockHashes.of(7, 16, prompt(seed));
     }
 }

@@ -1,6 +1,7 @@
 package dev.tandem.router.scheduling;
 
 import dev.tandem.config.ConfigException;
+import dev.tandem.config.PickerSettings;
 import dev.tandem.config.SchedulerSettings;
 import dev.tandem.config.SchedulerSettings.FilterSettings;
 import dev.tandem.config.SchedulerSettings.LoadThreshold;
@@ -10,7 +11,8 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * Plugins by the names configuration uses; builds a profile from its settings. Every profile starts with
+ * Plugins by the names configuration uses; builds a profile from its settings: filters, scorers and the
+ * picker ({@code max-score} or {@code cache-aware}). Every profile starts with
  * the filters correctness needs — {@code not-failed} and {@code model-match} — whether configured or not.
  */
 public final class SchedulingPlugins {
@@ -49,7 +51,14 @@ public final class SchedulingPlugins {
                     return new SchedulingProfile.WeightedScorer(s.get(), p.weight());
                 })
                 .toList();
-        return new SchedulingProfile(name, filters, scorers, new MaxScorePicker());
+        return new SchedulingProfile(name, filters, scorers, picker(settings.picker()));
+    }
+
+    private static Picker picker(PickerSettings settings) {
+        if (settings instanceof PickerSettings.CacheAware cacheAware) {
+            return new CacheAwarePicker(cacheAware);
+        }
+        return new MaxScorePicker();
     }
 
     private static Filter filter(String profile, FilterSettings settings) {

@@ -7,7 +7,10 @@ import java.util.List;
 
 /**
  * The named policies ({@link SchedulingPolicy}: {@code default}, {@code seed}, {@code round-robin},
- * {@code least-loaded}) as ready profiles, so that a benchmark can switch policy per run.
+ * {@code least-loaded}, {@code cache-aware}) as ready profiles, so that a benchmark can switch policy per
+ * run. What a policy learns prefixes from and whether it prefills locally is the policy's own
+ * ({@link SchedulingPolicy#prefixes()}, {@link SchedulingPolicy#localPrefill()}); a router's scheduler
+ * applies it ({@code router/PairScheduler.forSettings}).
  */
 public final class SchedulingPolicies {
 

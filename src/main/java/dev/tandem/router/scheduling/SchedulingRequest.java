@@ -12,7 +12,11 @@ import java.util.Set;
  * @param modelFingerprints the model fingerprints a worker may have (KV moves only within one), or null for any
  * @param promptBlocks      full KV blocks in the prompt (0 when no worker announces a KV cache)
  * @param cachedBlocks      per worker, how many of the prompt's leading blocks its KV caches hold (from
- *                          the router's prefix index; a worker not in the map holds none)
+ *                          the router's prefix index; under the {@code cache-aware} policy, how many this
+ *                          router routed to it; a worker not in the map holds none)
+ * @param routedBlocks      per worker, how many blocks this router remembers having routed to it (its
+ *                          routed-prefix tree's size, read by the {@code cache-aware} picker; empty under
+ *                          policies that keep no such record; a worker not in the map has none)
  */
 public record SchedulingRequest(
         String sessionKey,
@@ -22,12 +26,36 @@ public record SchedulingRequest(
         Set<String> avoid,
         Set<Long> modelFingerprints,
         int promptBlocks,
-        Map<String, Integer> cachedBlocks) {
+        Map<String, Integer> cachedBlocks,
+        Map<String, Long> routedBlocks) {
 
     public SchedulingRequest {
         avoid = Set.copyOf(avoid);
         modelFingerprints = modelFingerprints == null ? null : Set.copyOf(modelFingerprints);
         cachedBlocks = Map.copyOf(cachedBlocks);
+        routedBlocks = Map.copyOf(routedBlocks);
+    }
+
+    /** No record of routed blocks. */
+    public SchedulingRequest(
+            String sessionKey,
+            String affinityWorkerId,
+            int promptTokens,
+            long tick,
+            Set<String> avoid,
+            Set<Long> modelFingerprints,
+            int promptBlocks,
+            Map<String, Integer> cachedBlocks) {
+        this(
+                sessionKey,
+                affinityWorkerId,
+                promptTokens,
+                tick,
+                avoid,
+                modelFingerprints,
+                promptBlocks,
+                cachedBlocks,
+                Map.of());
     }
 
     /** Nothing known of cached prefixes. */
@@ -49,5 +77,10 @@ public record SchedulingRequest(
     /** The prompt's leading blocks {@code workerId}'s caches hold. */
     public int cachedBlocks(String workerId) {
         return cachedBlocks.getOrDefault(workerId, 0);
+    }
+
+    /** The blocks this router remembers having routed to {@code workerId}. */
+    public long routedBlocks(String workerId) {
+        return routedBlocks.getOrDefault(workerId, 0L);
     }
 }

@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The named policies, each as the profiles {@link SchedulingPolicies#profiles(String)} builds. Above all:
  * {@code default} sends a prompt to the worker holding its prefix, unless that worker is over the load
- * threshold while another is not. Each row: what it shows, policy, pool, request, workers, the choice.
+ * threshold while another is not; {@code cache-aware} follows SGLang's rule over what this router routed.
+ * Each row: what it shows, policy, pool, request, workers, the choice.
  */
 class SchedulingPoliciesTest {
     private static final int BLOCKS = 4;
@@ -30,6 +31,11 @@ class SchedulingPoliciesTest {
     /** A prompt of four full blocks, of which each listed worker caches so many leading ones. */
     private static SchedulingRequest prompt(String session, String affinity, long tick, Map<String, Integer> cached) {
         return new SchedulingRequest(session, affinity, BLOCKS * 16, tick, Set.of(), null, BLOCKS, cached);
+    }
+
+    /** A prompt of four full blocks, routed by this router: so many leading ones per worker, tree sizes. */
+    private static SchedulingRequest routed(long tick, Map<String, Integer> prefix, Map<String, Long> trees) {
+        return new SchedulingRequest(null, null, BLOCKS * 16, tick, Set.of(), null, BLOCKS, prefix, trees);
     }
 
     private static SchedulingRequest plain(String session, String affinity, long tick) {
@@ -194,6 +200,35 @@ class SchedulingPoliciesTest {
                         "decode",
                         prompt("s", "d2", 1, d2Holds),
                         decodeBusyHolder,
+                        "d1"),
+                // cache-aware: SGLang's rule over this router's routed prefixes, in both pools
+                Arguments.of(
+                        "the worker the prompt's prefix was routed to, though busier",
+                        "cache-aware",
+                        "prefill",
+                        routed(0, p2Holds, Map.of("p2", 40L)),
+                        prefillBusyHolder,
+                        "p2"),
+                Arguments.of(
+                        "no routed prefix: the smallest tree",
+                        "cache-aware",
+                        "decode",
+                        routed(0, Map.of(), Map.of("d1", 90L, "d2", 10L)),
+                        decodeBusyHolder,
+                        "d2"),
+                Arguments.of(
+                        "imbalanced (70 more in flight): the least loaded, whatever was routed",
+                        "cache-aware",
+                        "decode",
+                        routed(0, d2Holds, Map.of("d2", 4L)),
+                        List.of(w("d1", 0), w("d2", 70)),
+                        "d1"),
+                Arguments.of(
+                        "not a draining worker the prefix was routed to",
+                        "cache-aware",
+                        "decode",
+                        routed(0, d2Holds, Map.of("d2", 4L)),
+                        List.of(w("d1", 0), draining("d2", 0)),
                         "d1"));
     }
 
@@ -214,7 +249,8 @@ class SchedulingPoliciesTest {
 
     @Test
     void namesAndUnknownPolicies() {
-        assertEquals(List.of("default", "seed", "round-robin", "least-loaded"), SchedulingPolicies.names());
+        assertEquals(
+                List.of("default", "seed", "round-robin", "least-loaded", "cache-aware"), SchedulingPolicies.names());
         for (String name : SchedulingPolicies.names()) {
             SchedulingPolicies.profiles(name); // every policy's plugins exist
         }

@@ -46,12 +46,19 @@ class ArchitectureTest {
         return Stream.of(
                 noClasses()
                         .that()
-                        .resideOutsideOfPackages("dev.tandem", "dev.tandem.node..")
+                        .resideOutsideOfPackages("dev.tandem", "dev.tandem.node..", "dev.tandem.bench")
                         .should()
                         .dependOnClassesThat()
                         .resideInAPackage("dev.tandem.node..")
-                        .because(
-                                "node/ is the composition root: it wires everything, and nothing builds on it but the CLI"),
+                        .because("node/ is the composition root: it wires everything, and nothing builds on it but the"
+                                + " CLI and its benchmarks (which start nodes)"),
+                noClasses()
+                        .that()
+                        .resideOutsideOfPackages("dev.tandem", "dev.tandem.bench..")
+                        .should()
+                        .dependOnClassesThat()
+                        .resideInAPackage("dev.tandem.bench..")
+                        .because("the benchmarks are tools on top of Tandem; Tandem itself never needs them"),
                 noClasses()
                         .that()
                         .resideInAPackage("dev.tandem.protocol..")

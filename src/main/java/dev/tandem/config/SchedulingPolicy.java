@@ -10,13 +10,15 @@ import java.util.Map;
  * and {@code router.decode-scheduling} override its parts.
  *
  * <ul>
- *   <li>{@code default}: prefill = not-draining, load-threshold; prefix-overlap 2, queued-prefill-tokens 1.
- *       Decode = not-draining, load-threshold; session-affinity 2, prefix-overlap 2, active-sequences 1,
+ *   <li>{@code default}: prefill = not-draining, load-threshold; prefill-cost 1 (queued + 4× uncached tokens).
+ *       Decode = not-draining, load-threshold; session-affinity 2, prefix-overlap 4, active-sequences 1,
  *       kv-utilization 1. Reuse a cached prefix unless its holder is overloaded.
  *   <li>{@code seed}: the seed's policies — prefill = not-draining; least-loaded 1. Decode = not-draining;
  *       session-affinity 1 (no session: round-robin).
  *   <li>{@code round-robin}: not-draining and no scorer, in both pools.
  *   <li>{@code least-loaded}: not-draining; least-loaded 1, in both pools.
+ *   <li>{@code seed}, {@code round-robin} and {@code least-loaded} are KV-blind, as the routers they
+ *       stand for: no local prefill (conditional disaggregation is a decision on the prefix index).
  *   <li>{@code cache-aware}: SGLang router's cache-aware policy, as a baseline — not-draining and the
  *       {@code cache-aware} picker ({@link PickerSettings.CacheAware}), in both pools, over this router's
  *       own record of what it routed where ({@link PrefixSource#ROUTED}); no local prefill.
@@ -54,30 +56,32 @@ public record SchedulingPolicy(
         List<String> underThreshold = List.of("not-draining", SchedulerSettings.LoadThreshold.PLUGIN);
         add(new SchedulingPolicy(
                 DEFAULT,
-                SchedulerSettings.of(
-                        underThreshold,
-                        List.of(
-                                new WeightedPlugin("prefix-overlap", 2),
-                                new WeightedPlugin("queued-prefill-tokens", 1))),
+                SchedulerSettings.of(underThreshold, List.of(new WeightedPlugin("prefill-cost", 1))),
                 SchedulerSettings.of(
                         underThreshold,
                         List.of(
                                 new WeightedPlugin("session-affinity", 2),
-                                new WeightedPlugin("prefix-overlap", 2),
+                                new WeightedPlugin("prefix-overlap", 4),
                                 new WeightedPlugin("active-sequences", 1),
                                 new WeightedPlugin("kv-utilization", 1)))));
         add(new SchedulingPolicy(
                 "seed",
                 SchedulerSettings.of(notDraining, List.of(new WeightedPlugin("least-loaded", 1))),
-                SchedulerSettings.of(notDraining, List.of(new WeightedPlugin("session-affinity", 1)))));
+                SchedulerSettings.of(notDraining, List.of(new WeightedPlugin("session-affinity", 1))),
+                PrefixSource.INDEX,
+                false));
         add(new SchedulingPolicy(
                 "round-robin",
                 SchedulerSettings.of(notDraining, List.of()),
-                SchedulerSettings.of(notDraining, List.of())));
+                SchedulerSettings.of(notDraining, List.of()),
+                PrefixSource.INDEX,
+                false));
         add(new SchedulingPolicy(
                 "least-loaded",
                 SchedulerSettings.of(notDraining, List.of(new WeightedPlugin("least-loaded", 1))),
-                SchedulerSettings.of(notDraining, List.of(new WeightedPlugin("least-loaded", 1)))));
+                SchedulerSettings.of(notDraining, List.of(new WeightedPlugin("least-loaded", 1))),
+                PrefixSource.INDEX,
+                false));
         SchedulerSettings cacheAware = new SchedulerSettings(
                 notDraining.stream()
                         .map(SchedulerSettings.FilterSettings::named)

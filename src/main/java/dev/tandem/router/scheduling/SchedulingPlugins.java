@@ -33,7 +33,8 @@ public final class SchedulingPlugins {
             "active-sequences", ActiveSequencesScorer::new,
             "kv-utilization", KvUtilizationScorer::new,
             "session-affinity", SessionAffinityScorer::new,
-            "prefix-overlap", PrefixOverlapScorer::new);
+            "prefix-overlap", PrefixOverlapScorer::new,
+            "prefill-cost", PrefillCostScorer::new);
 
     private SchedulingPlugins() {}
 

@@ -1,5 +1,6 @@
 package dev.tandem.router.scheduling;
 
+import static dev.tandem.router.scheduling.Workers.caching;
 import static dev.tandem.router.scheduling.Workers.counted;
 import static dev.tandem.router.scheduling.Workers.draining;
 import static dev.tandem.router.scheduling.Workers.w;
@@ -38,6 +39,11 @@ class SchedulingPoliciesTest {
         return new SchedulingRequest(null, null, BLOCKS * 16, tick, Set.of(), null, BLOCKS, prefix, trees);
     }
 
+    /** A prompt of 100 full blocks (1600 tokens), of which each listed worker caches so many leading ones. */
+    private static SchedulingRequest longPrompt(Map<String, Integer> cached) {
+        return new SchedulingRequest(null, null, 1600, 0, Set.of(), null, 100, cached);
+    }
+
     private static SchedulingRequest plain(String session, String affinity, long tick) {
         return prompt(session, affinity, tick, Map.of());
     }
@@ -51,9 +57,9 @@ class SchedulingPoliciesTest {
     }
 
     static Stream<Arguments> cases() {
-        List<WorkerView> prefillBusyHolder = List.of(counted("p1", 0, 0, queued(0)), counted("p2", 1, 0, queued(3000)));
+        List<WorkerView> prefillBusyHolder = List.of(caching("p1", 0, 0, queued(0)), caching("p2", 1, 0, queued(3000)));
         List<WorkerView> prefillOverloadedHolder = List.of(
-                counted("p1", 0, 0, queued(0)), counted("p2", 9, 70_000, queued(0))); // a burst since p2's heartbeat
+                caching("p1", 0, 0, queued(0)), caching("p2", 9, 70_000, queued(0))); // a burst since p2's heartbeat
         List<WorkerView> decodeBusyHolder =
                 List.of(counted("d1", 0, 0, decoding(0, 0)), counted("d2", 3, 0, decoding(3, 500)));
         List<WorkerView> decodeFullHolder =
@@ -63,33 +69,34 @@ class SchedulingPoliciesTest {
         Map<String, Integer> p2Holds = Map.of("p2", BLOCKS);
         Map<String, Integer> d2Holds = Map.of("d2", BLOCKS);
         return Stream.of(
-                // default, prefill: prefix-overlap 2, queued-prefill-tokens 1, under load-threshold
+                // default, prefill: prefill-cost 1 (queued + 4x uncached tokens), under load-threshold. A prompt of
+                // 1600 tokens: computing it all costs 6400, against p2's queue of 3000.
                 Arguments.of(
-                        "the prefix's holder, though busier",
+                        "the prefix's holder, though busier: its queue is shorter than the compute it saves",
                         "default",
                         "prefill",
-                        prompt(null, null, 0, p2Holds),
+                        longPrompt(Map.of("p2", 100)),
                         prefillBusyHolder,
                         "p2"),
                 Arguments.of(
                         "not the holder over the queued-token threshold (a burst since its heartbeat)",
                         "default",
                         "prefill",
-                        prompt(null, null, 0, p2Holds),
+                        longPrompt(Map.of("p2", 100)),
                         prefillOverloadedHolder,
                         "p1"),
                 Arguments.of(
                         "no cached prefix: the shorter queue",
                         "default",
                         "prefill",
-                        plain(null, null, 0),
+                        longPrompt(Map.of()),
                         prefillBusyHolder,
                         "p1"),
                 Arguments.of(
                         "a quarter of the prompt cached does not outweigh a queue",
                         "default",
                         "prefill",
-                        prompt(null, null, 0, Map.of("p2", 1)),
+                        longPrompt(Map.of("p2", 25)),
                         prefillBusyHolder,
                         "p1"),
                 // default, decode: session-affinity 2, prefix-overlap 2, active-sequences 1, kv-utilization 1

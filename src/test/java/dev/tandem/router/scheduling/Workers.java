@@ -33,6 +33,24 @@ final class Workers {
         return new WorkerView(descriptor(id, load, false, FINGERPRINT), inFlight, inFlightPrefillTokens);
     }
 
+    /** As {@link #counted}, for a worker that announces a KV cache of 16-token blocks. */
+    static WorkerView caching(String id, int inFlight, long inFlightPrefillTokens, WorkerLoad load) {
+        WorkerDescriptor d = descriptor(id, load, false, FINGERPRINT);
+        return new WorkerView(
+                new WorkerDescriptor(
+                        d.workerId(),
+                        d.role(),
+                        d.model(),
+                        d.modelFingerprint(),
+                        d.nodeId(),
+                        d.maxBatch(),
+                        false,
+                        load,
+                        new dev.tandem.protocol.CacheSpec(16, false)),
+                inFlight,
+                inFlightPrefillTokens);
+    }
+
     static WorkerView view(String id, int inFlight, WorkerLoad load, boolean draining, long fingerprint) {
         return new WorkerView(descriptor(id, load, draining, fingerprint), inFlight);
     }

@@ -39,7 +39,8 @@ public final class RouteBench {
             String profile,
             Path out,
             int blockSize,
-            double prefixCacheGb) {}
+            double prefixCacheGb,
+            int localPrefillMaxTokens) {}
 
     /** Held so that the levels stay set (JUL keeps loggers weakly). */
     private static final List<Logger> QUIETED =
@@ -56,7 +57,14 @@ public final class RouteBench {
         SimProfile profile = SimProfiles.named(o.profile());
         long prefixCache = o.prefixCacheGb() > 0 ? (long) (o.prefixCacheGb() * 1e9) : profile.kvMemoryBytes();
         SimCluster.Shape shape = SimCluster.Shape.of(
-                o.prefill(), o.decode(), o.routers(), profile, o.timeScale(), o.blockSize(), prefixCache);
+                o.prefill(),
+                o.decode(),
+                o.routers(),
+                profile,
+                o.timeScale(),
+                o.blockSize(),
+                prefixCache,
+                o.localPrefillMaxTokens());
         long fingerprint = new SimEngine(profile, 1, o.blockSize()).info().fingerprint();
         double ideal =
                 IdealHitRate.of(trace, TOKENS, fingerprint, o.blockSize(), 0).hitRate();
@@ -64,7 +72,8 @@ public final class RouteBench {
                 requests.get(requests.size() - 1).arrivalMs() - requests.get(0).arrivalMs();
         console.printf(
                 "%s: %d requests over %.0f s of trace (%.0f s at %.1fx); %d prefill + %d decode sim workers (%s, "
-                        + "prefix cache %.0f GB each), %d router(s); ideal hit rate %.3f%n",
+                        + "prefix cache %.0f GB each, local prefill up to %d tokens), %d router(s); ideal hit rate "
+                        + "%.3f%n",
                 trace.name(),
                 requests.size(),
                 spanMs / 1e3,
@@ -74,13 +83,16 @@ public final class RouteBench {
                 o.decode(),
                 profile.name(),
                 prefixCache / 1e9,
+                o.localPrefillMaxTokens(),
                 o.routers(),
                 ideal);
         // Generous, but bounded: a stuck run ends with its open requests counted as errors.
         long deadlineMs = (long) (spanMs / o.timeScale()) * 3 + 180_000;
         // The request log line per request would drown the progress bar; warnings and errors still show.
-        QUIETED.forEach(l -> l.setLevel(Level.WARNING));
-        Logger.getLogger("com.hazelcast").setLevel(Level.SEVERE);
+        if (!Boolean.getBoolean("tandem.bench.verbose")) {
+            QUIETED.forEach(l -> l.setLevel(Level.WARNING));
+            QUIETED.get(1).setLevel(Level.SEVERE);
+        }
         List<PolicyResult> results = new ArrayList<>();
         Vertx client = Vertx.vertx();
         try {
@@ -124,6 +136,7 @@ public final class RouteBench {
                 results = replay.replay(requests, TOKENS, deadlineMs).await();
             }
             double wallSeconds = (System.nanoTime() - start) / 1e9;
+            console.println("  " + cluster.timings(shape.timeScale()));
             return PolicyResult.of(
                     policy, results, wallSeconds, shape.timeScale(), cluster.kvBytesMoved(), cluster.localPrefills());
         }

@@ -36,8 +36,9 @@ public final class RouteBenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--time-scale",
-            defaultValue = "10",
-            description = "simulated seconds per wall-clock second (default ${DEFAULT-VALUE})")
+            defaultValue = "3",
+            description = "simulated seconds per wall-clock second (default ${DEFAULT-VALUE}; higher saturates a small "
+                    + "machine's CPU and the times measure it, not the policies)")
     double timeScale;
 
     @Option(names = "--max-requests", defaultValue = "0", description = "replay only the first N requests (0 = all)")
@@ -64,6 +65,13 @@ public final class RouteBenchCommand implements Callable<Integer> {
             description = "each prefill worker's prefix cache in GB (default 0 = the profile's KV memory)")
     double prefixCacheGb;
 
+    @Option(
+            names = "--local-prefill-max-tokens",
+            defaultValue = "256",
+            description = "router.local-prefill-max-tokens: a decode worker holding the prefix prefills up to this "
+                    + "many tokens itself (default ${DEFAULT-VALUE}, Tandem's default; 0 = never)")
+    int localPrefillMaxTokens;
+
     @Override
     public Integer call() throws Exception {
         String invalid = invalid();
@@ -83,7 +91,8 @@ public final class RouteBenchCommand implements Callable<Integer> {
                         profile,
                         out,
                         blockSize,
-                        prefixCacheGb),
+                        prefixCacheGb,
+                        localPrefillMaxTokens),
                 System.out);
         return 0;
     }
@@ -103,6 +112,9 @@ public final class RouteBenchCommand implements Callable<Integer> {
         }
         if (blockSize < 1 || blockSize > 4096 || prefixCacheGb < 0) {
             return "--kv-block-size must be 1 to 4096 and --prefix-cache-gb 0 or more";
+        }
+        if (localPrefillMaxTokens < 0) {
+            return "--local-prefill-max-tokens must be 0 or more";
         }
         if (!SimProfiles.names().contains(profile)) {
             return "unknown --profile '" + profile + "'; known: " + String.join(", ", SimProfiles.names());

@@ -33,7 +33,8 @@ final class SimCluster implements AutoCloseable {
             double timeScale,
             int blockSize,
             long prefixCacheBytes,
-            long kvCapacityBytes) {
+            long kvCapacityBytes,
+            int localPrefillMaxTokens) {
 
         static Shape of(
                 int prefill,
@@ -42,7 +43,8 @@ final class SimCluster implements AutoCloseable {
                 SimProfile profile,
                 double timeScale,
                 int blockSize,
-                long prefixCacheBytes) {
+                long prefixCacheBytes,
+                int localPrefillMaxTokens) {
             return new Shape(
                     prefill,
                     decode,
@@ -51,7 +53,8 @@ final class SimCluster implements AutoCloseable {
                     timeScale,
                     blockSize,
                     prefixCacheBytes,
-                    profile.kvMemoryBytes());
+                    profile.kvMemoryBytes(),
+                    localPrefillMaxTokens);
         }
     }
 
@@ -124,17 +127,28 @@ final class SimCluster implements AutoCloseable {
                                 .put("max-batch", 256)
                                 .put("max-queued-prefill-tokens", 1 << 30)
                                 .put("max-waiting-sequences", 1 << 20)
-                                .put("max-kv-transfer-bytes", 1L << 40))
+                                .put("max-kv-transfer-bytes", 1L << 40)
+                                .put("heartbeat-ms", scaledPeriod(250, shape.timeScale())))
                 .put(
                         "router",
                         new JsonObject()
                                 .put("policy", policy)
                                 .put("max-in-flight", 1 << 20)
+                                .put("local-prefill-max-tokens", shape.localPrefillMaxTokens())
                                 .put("request-timeout-ms", 86_400_000L)
                                 .put("prefill-timeout-ms", 3_600_000L)
                                 .put("decode-start-timeout-ms", 600_000L)
-                                .put("decode-stall-timeout-ms", 600_000L));
+                                .put("decode-stall-timeout-ms", 600_000L)
+                                .put("load-report-ms", scaledPeriod(250, shape.timeScale())));
         return TandemConfig.fromJson(json);
+    }
+
+    /**
+     * A period of the real system, in wall-clock ms at this time scale: what routers know of workers'
+     * loads (heartbeats, load reports, KV events) must be as fresh in simulated time as it would be.
+     */
+    static long scaledPeriod(long realMs, double timeScale) {
+        return Math.max(10, Math.round(realMs / timeScale));
     }
 
     List<Integer> httpPorts() {
@@ -172,6 +186,34 @@ final class SimCluster implements AutoCloseable {
             sum += c == null ? 0 : c.count();
         }
         return Math.round(sum);
+    }
+
+    /**
+     * Where the time went, from the workers' own timers, in the trace's time: the mean and max wait
+     * in the prefill queues, prefill compute, KV transfer and decode step.
+     */
+    String timings(double timeScale) {
+        StringBuilder sb = new StringBuilder();
+        for (String name :
+                List.of("tandem.prefill.queue", "tandem.prefill.compute", "tandem.kv.transfer", "tandem.decode.step")) {
+            double total = 0;
+            double max = 0;
+            long count = 0;
+            for (io.micrometer.core.instrument.Timer t :
+                    workers.metrics().registry().find(name).timers()) {
+                total += t.totalTime(java.util.concurrent.TimeUnit.MILLISECONDS);
+                max = Math.max(max, t.max(java.util.concurrent.TimeUnit.MILLISECONDS));
+                count += t.count();
+            }
+            sb.append(String.format(
+                    java.util.Locale.ROOT,
+                    "%s%s mean %.1f ms (max %.0f)",
+                    sb.length() == 0 ? "" : ", ",
+                    name.substring("tandem.".length()),
+                    count == 0 ? 0 : total / count * timeScale,
+                    max * timeScale));
+        }
+        return sb.toString();
     }
 
     @Override

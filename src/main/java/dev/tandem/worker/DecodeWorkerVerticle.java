@@ -83,7 +83,7 @@ public final class DecodeWorkerVerticle extends VerticleBase {
         batch = new DecodeBatch(engine, settings.maxBatch(), this::retire);
         // One thread: steps of one worker are sequential by nature; other workers use the other cores.
         compute = vertx.createSharedWorkerExecutor("tandem-decode-" + workerId, 1);
-        events = new KvEventPublisher(vertx, workerId, kept);
+        events = new KvEventPublisher(vertx, workerId, kept, settings.heartbeatMs());
         metrics.kvCache(kept::bytes, kept::blocks, kept::evictions);
         localPrefill = new LocalPrefill(workerId, engine, compute, kept, inbox, this::noRoom);
         EventBus bus = vertx.eventBus();

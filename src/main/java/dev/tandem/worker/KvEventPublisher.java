@@ -14,24 +14,30 @@ import java.util.Map;
  * (the pending changes go out as the next batch first). Runs on the worker's event loop.
  */
 final class KvEventPublisher {
-    /** How long changes gather before a batch goes out: routers learn of a new prefix within this. */
+    /**
+     * How long changes gather before a batch goes out: routers learn of a new prefix within this — or
+     * within a heartbeat when heartbeats are faster (a sped-up simulation keeps its index as fresh, in
+     * simulated time, as its load reports).
+     */
     static final long PERIOD_MS = 50;
 
     private final Vertx vertx;
     private final String workerId;
     private final BlockCache cache;
+    private final long periodMs;
     private long seq;
     private long timer = -1;
 
-    KvEventPublisher(Vertx vertx, String workerId, BlockCache cache) {
+    KvEventPublisher(Vertx vertx, String workerId, BlockCache cache, long heartbeatMs) {
         this.vertx = vertx;
         this.workerId = workerId;
         this.cache = cache;
+        this.periodMs = Math.max(1, Math.min(PERIOD_MS, heartbeatMs));
     }
 
     /** Starts publishing; the snapshot consumer is returned for the worker to await with its others. */
     MessageConsumer<Object> start() {
-        timer = vertx.setPeriodic(PERIOD_MS, t -> publish(cache.drainEvents()));
+        timer = vertx.setPeriodic(periodMs, t -> publish(cache.drainEvents()));
         return vertx.eventBus().consumer(Addresses.kvSnapshot(workerId), m -> {
             Map.Entry<BlockCache.Events, long[]> now = cache.drainWithSnapshot();
             publish(now.getKey());

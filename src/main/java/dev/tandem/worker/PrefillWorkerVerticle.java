@@ -82,7 +82,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     public Future<?> start() {
         compute = vertx.createSharedWorkerExecutor("tandem-prefill-" + workerId, settings.prefillConcurrency());
         prefixCache = new BlockCache(engine.kvLayout(), engine.info().fingerprint(), settings.prefixCacheBytes());
-        events = new KvEventPublisher(vertx, workerId, prefixCache);
+        events = new KvEventPublisher(vertx, workerId, prefixCache, settings.heartbeatMs());
         metrics.kvCache(prefixCache::bytes, prefixCache::blocks, prefixCache::evictions);
         shipper = new KvShipper(vertx, compute, settings, engine, metrics);
         control = new WorkerControl(vertx, workerId, announcer, this::descriptor);

@@ -54,6 +54,23 @@ public final class SimProfiles {
                 kvMemory(1, 16_060_000_000L),
                 NIC_400G / 2));
         add(new SimProfile(
+                "llama3-70b-h100x4",
+                "sim-llama-3.1-70b",
+                "4× H100 SXM 80 GB, tensor parallel",
+                131_072,
+                70.6e9,
+                80,
+                8192,
+                2L * 80 * 8 * 128 * 2,
+                141_200_000_000L,
+                4 * 989e12,
+                0.4,
+                4 * 3.35e12,
+                0.7,
+                2_000,
+                kvMemory(4, 141_200_000_000L),
+                4 * NIC_400G));
+        add(new SimProfile(
                 "llama3-70b-h100x8",
                 "sim-llama-3.1-70b",
                 "8× H100 SXM 80 GB, tensor parallel",

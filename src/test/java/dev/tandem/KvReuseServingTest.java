@@ -121,7 +121,8 @@ class KvReuseServingTest {
                 .add(new JsonObject().put("role", "user").put("content", "And another?"));
         int[] secondPrompt =
                 node.engine().tokenizer().encode(node.engine().chatTemplate().render(messages(turnTwo)), true);
-        awaitIndexed(secondPrompt, firstPrompt / blockSize);
+        // The decode worker keeps the first turn's blocks when it ends; its event reaches the index a moment later.
+        TestNodes.awaitIndexed(node, blockSize, secondPrompt, firstPrompt / blockSize, "decode-");
         double between = kvMoved();
         JsonObject second = post("/v1/chat/completions", request.copy().put("messages", turnTwo));
         double secondMoved = kvMoved() - between;

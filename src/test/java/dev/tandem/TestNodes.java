@@ -63,6 +63,11 @@ public final class TestNodes {
      * prompt's first {@code blocks} blocks (the index is only read on the router's event loop).
      */
     public static void awaitIndexed(TandemNode node, int blockSize, int[] prompt, int blocks) {
+        awaitIndexed(node, blockSize, prompt, blocks, "");
+    }
+
+    /** As above, for a worker whose id starts with {@code workerPrefix} (e.g. "decode-"). */
+    public static void awaitIndexed(TandemNode node, int blockSize, int[] prompt, int blocks, String workerPrefix) {
         long[] hashes = BlockHashes.of(node.engine().info().fingerprint(), blockSize, prompt);
         awaitTrue(
                 () -> {
@@ -71,9 +76,11 @@ public final class TestNodes {
                             .context()
                             .runOnContext(v ->
                                     held.complete(node.router().prefixIndex().leadingBlocks(hashes)));
-                    return held.join().values().stream().anyMatch(n -> n >= blocks);
+                    return held.join().entrySet().stream()
+                            .anyMatch(e -> e.getKey().startsWith(workerPrefix) && e.getValue() >= blocks);
                 },
-                "the router's prefix index to learn the prompt's first " + blocks + " blocks");
+                "the router's prefix index to learn that a worker '" + workerPrefix + "…' holds the prompt's first "
+                        + blocks + " blocks");
     }
 
     /** Waits up to 15 s. */

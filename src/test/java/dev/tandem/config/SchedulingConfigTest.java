@@ -217,7 +217,8 @@ class SchedulingConfigTest {
                     SchedulingPolicy.PrefixSource.INDEX,
                     SchedulingPolicy.named(name).prefixes(),
                     name);
-            assertTrue(SchedulingPolicy.named(name).localPrefill(), name);
+            // Only the KV-aware default prefills on the decode worker; the baselines are KV-blind.
+            assertEquals(name.equals("default"), SchedulingPolicy.named(name).localPrefill(), name);
         }
         assertEquals(cacheAware, router("{\"policy\": \"cache-aware\"}").schedulingPolicy());
         assertEquals(

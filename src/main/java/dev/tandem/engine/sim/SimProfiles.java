@@ -18,75 +18,26 @@ public final class SimProfiles {
 
     private static final Map<String, SimProfile> PROFILES = new LinkedHashMap<>();
 
+    /** A model's figures from its model card, in bf16. */
+    private record Model(String name, double params, int layers, int attentionDim, int kvHeads, long weightBytes) {
+        long kvBytesPerToken() {
+            return 2L * layers * kvHeads * 128 * 2; // K and V, 128-wide heads, 2 bytes each
+        }
+    }
+
+    /** An accelerator's data-sheet figures, and the NIC it is deployed with (200 Gb/s HDR for A100s). */
+    private record Gpu(String name, double flops, double hbmBytesPerSecond, double nicBytesPerSecond) {}
+
+    private static final Model LLAMA_8B = new Model("sim-llama-3.1-8b", 8.03e9, 32, 4096, 8, 16_060_000_000L);
+    private static final Model LLAMA_70B = new Model("sim-llama-3.1-70b", 70.6e9, 80, 8192, 8, 141_200_000_000L);
+    private static final Gpu H100 = new Gpu("H100 SXM 80 GB", 989e12, 3.35e12, NIC_400G);
+    private static final Gpu A100 = new Gpu("A100 SXM 80 GB", 312e12, 2.04e12, NIC_400G / 2);
+
     static {
-        add(new SimProfile(
-                "llama3-8b-h100",
-                "sim-llama-3.1-8b",
-                "1× H100 SXM 80 GB",
-                131_072,
-                8.03e9,
-                32,
-                4096,
-                2L * 32 * 8 * 128 * 2,
-                16_060_000_000L,
-                989e12,
-                0.5,
-                3.35e12,
-                0.8,
-                1_000,
-                kvMemory(1, 16_060_000_000L),
-                NIC_400G));
-        add(new SimProfile(
-                "llama3-8b-a100",
-                "sim-llama-3.1-8b",
-                "1× A100 SXM 80 GB",
-                131_072,
-                8.03e9,
-                32,
-                4096,
-                2L * 32 * 8 * 128 * 2,
-                16_060_000_000L,
-                312e12,
-                0.5,
-                2.04e12,
-                0.8,
-                1_000,
-                kvMemory(1, 16_060_000_000L),
-                NIC_400G / 2));
-        add(new SimProfile(
-                "llama3-70b-h100x4",
-                "sim-llama-3.1-70b",
-                "4× H100 SXM 80 GB, tensor parallel",
-                131_072,
-                70.6e9,
-                80,
-                8192,
-                2L * 80 * 8 * 128 * 2,
-                141_200_000_000L,
-                4 * 989e12,
-                0.4,
-                4 * 3.35e12,
-                0.7,
-                2_000,
-                kvMemory(4, 141_200_000_000L),
-                4 * NIC_400G));
-        add(new SimProfile(
-                "llama3-70b-h100x8",
-                "sim-llama-3.1-70b",
-                "8× H100 SXM 80 GB, tensor parallel",
-                131_072,
-                70.6e9,
-                80,
-                8192,
-                2L * 80 * 8 * 128 * 2,
-                141_200_000_000L,
-                8 * 989e12,
-                0.4,
-                8 * 3.35e12,
-                0.7,
-                2_000,
-                kvMemory(8, 141_200_000_000L),
-                8 * NIC_400G));
+        add(on("llama3-8b-h100", LLAMA_8B, H100, 1, 0.5, 0.8, 1_000));
+        add(on("llama3-8b-a100", LLAMA_8B, A100, 1, 0.5, 0.8, 1_000));
+        add(on("llama3-70b-h100x4", LLAMA_70B, H100, 4, 0.4, 0.7, 2_000));
+        add(on("llama3-70b-h100x8", LLAMA_70B, H100, 8, 0.4, 0.7, 2_000));
         // No cost at all: what is left is Tandem's own overhead (the performance benchmarks).
         add(new SimProfile(
                 "zero",
@@ -96,15 +47,37 @@ public final class SimProfiles {
                 0,
                 1,
                 1,
-                2L * 32 * 8 * 128 * 2,
+                LLAMA_8B.kvBytesPerToken(),
                 0,
                 0,
                 1,
                 0,
                 1,
                 0,
-                kvMemory(1, 16_060_000_000L),
+                kvMemory(1, LLAMA_8B.weightBytes()),
                 0));
+    }
+
+    /** {@code model} tensor-parallel over {@code gpus} of {@code gpu}, one NIC per GPU. */
+    private static SimProfile on(
+            String name, Model model, Gpu gpu, int gpus, double mfu, double hbmEfficiency, long stepOverheadMicros) {
+        return new SimProfile(
+                name,
+                model.name(),
+                gpus + "× " + gpu.name() + (gpus > 1 ? ", tensor parallel" : ""),
+                131_072,
+                model.params(),
+                model.layers(),
+                model.attentionDim(),
+                model.kvBytesPerToken(),
+                model.weightBytes(),
+                gpus * gpu.flops(),
+                mfu,
+                gpus * gpu.hbmBytesPerSecond(),
+                hbmEfficiency,
+                stepOverheadMicros,
+                kvMemory(gpus, model.weightBytes()),
+                gpus * gpu.nicBytesPerSecond());
     }
 
     private SimProfiles() {}

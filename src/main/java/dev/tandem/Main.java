@@ -119,6 +119,12 @@ public final class Main implements Callable<Integer> {
 
         int run(CommonOptions options) {
             TandemConfig config = options.load();
+            if (config.cluster().joinsNobody()) {
+                // Told nothing of other members: a cluster of one, never a stranger's (README, "Running").
+                config = config.withCluster(config.cluster().asClusterOfOne());
+                System.out.println(
+                        "Embedded: a cluster of one (no --join, cluster.members or cluster.hazelcast-config)");
+            }
             int p = prefillWorkers != null ? prefillWorkers : config.embedded().prefillWorkers();
             int d = decodeWorkers != null ? decodeWorkers : config.embedded().decodeWorkers();
             return launch(config, TandemNode.Plan.embedded(p, d));

@@ -52,6 +52,11 @@ public final class HazelcastConfigFactory {
         join.getAutoDetectionConfig().setEnabled(false);
         join.getKubernetesConfig().setEnabled(false);
         join.getAwsConfig().setEnabled(false);
+        if (cluster.alone()) {
+            // No join of any kind: the member forms its own cluster at once and looks for nobody.
+            join.getTcpIpConfig().setEnabled(false);
+            return config;
+        }
         List<String> members = cluster.members().isEmpty() ? List.of(cluster.host()) : cluster.members();
         join.getTcpIpConfig().setEnabled(true).setMembers(members);
         return config;

@@ -10,12 +10,41 @@ import java.util.List;
  * @param hazelcastConfig path of a Hazelcast member XML; empty = the built-in loopback-safe TCP-IP join
  * @param shutdownDrainMs  on SIGTERM, how long a node lets running requests finish (routers refuse new
  *                         ones, workers drain) before it leaves the cluster
+ * @param alone            a cluster of one: no join at all, under a name no other process has (see
+ *                         {@link #asClusterOfOne()}); never read from the file
  */
 public record ClusterSettings(
-        String name, String host, int port, List<String> members, String hazelcastConfig, long shutdownDrainMs) {
+        String name,
+        String host,
+        int port,
+        List<String> members,
+        String hazelcastConfig,
+        long shutdownDrainMs,
+        boolean alone) {
 
     public ClusterSettings(String name, String host, int port, List<String> members) {
         this(name, host, port, members, "", 30_000);
+    }
+
+    public ClusterSettings(
+            String name, String host, int port, List<String> members, String hazelcastConfig, long shutdownDrainMs) {
+        this(name, host, port, members, hazelcastConfig, shutdownDrainMs, false);
+    }
+
+    /** Whether nothing says whom to cluster with: no members to join and no Hazelcast file. */
+    public boolean joinsNobody() {
+        return members.isEmpty() && hazelcastConfig.isBlank();
+    }
+
+    /**
+     * This member as a cluster of one: it joins nobody, and its name — the configured one plus a random
+     * suffix — is one no other process shares, so nobody joins it either. What {@code tandem all} runs as
+     * unless told whom to join: two embedded nodes on one host must never pair each other's workers.
+     */
+    public ClusterSettings asClusterOfOne() {
+        String unique =
+                name + "-alone-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        return new ClusterSettings(unique, host, port, members, hazelcastConfig, shutdownDrainMs, true);
     }
 
     static ClusterSettings read(ConfigSection s) {
@@ -31,18 +60,18 @@ public record ClusterSettings(
     }
 
     public ClusterSettings withName(String name) {
-        return new ClusterSettings(name, host, port, members, hazelcastConfig, shutdownDrainMs);
+        return new ClusterSettings(name, host, port, members, hazelcastConfig, shutdownDrainMs, alone);
     }
 
     public ClusterSettings withMembers(List<String> members) {
-        return new ClusterSettings(name, host, port, List.copyOf(members), hazelcastConfig, shutdownDrainMs);
+        return new ClusterSettings(name, host, port, List.copyOf(members), hazelcastConfig, shutdownDrainMs, alone);
     }
 
     public ClusterSettings withPort(int port) {
-        return new ClusterSettings(name, host, port, members, hazelcastConfig, shutdownDrainMs);
+        return new ClusterSettings(name, host, port, members, hazelcastConfig, shutdownDrainMs, alone);
     }
 
     public ClusterSettings withHazelcastConfig(String path) {
-        return new ClusterSettings(name, host, port, members, path, shutdownDrainMs);
+        return new ClusterSettings(name, host, port, members, path, shutdownDrainMs, alone);
     }
 }

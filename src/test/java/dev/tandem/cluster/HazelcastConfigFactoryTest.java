@@ -33,6 +33,24 @@ class HazelcastConfigFactoryTest {
     }
 
     @Test
+    void aClusterOfOneJoinsNobodyUnderANameNobodyShares() {
+        ClusterSettings defaults = TandemConfigHolder.DEFAULTS.cluster();
+        assertTrue(defaults.joinsNobody(), "the shipped defaults name no member");
+        ClusterSettings one = defaults.asClusterOfOne();
+        ClusterSettings other = defaults.asClusterOfOne();
+        Config config = HazelcastConfigFactory.create(one, TandemConfigHolder.DEFAULTS.router());
+        JoinConfig join = config.getNetworkConfig().getJoin();
+        assertFalse(join.getTcpIpConfig().isEnabled());
+        assertFalse(join.getMulticastConfig().isEnabled());
+        assertFalse(join.getAutoDetectionConfig().isEnabled());
+        assertTrue(one.name().startsWith(defaults.name() + "-"), one.name());
+        assertFalse(one.name().equals(other.name()), "two processes, two names");
+        assertEquals(one.name(), config.getClusterName());
+        assertFalse(defaults.withMembers(List.of("10.0.0.1:5701")).joinsNobody());
+        assertFalse(defaults.withHazelcastConfig("conf/cluster-k8s.xml").joinsNobody());
+    }
+
+    @Test
     void usesTheConfiguredNameAndMembers() {
         ClusterSettings cluster =
                 new ClusterSettings("prod", "10.0.0.5", 5801, List.of("10.0.0.6:5801", "10.0.0.7:5801"));
@@ -93,5 +111,10 @@ class HazelcastConfigFactoryTest {
         ConfigException e =
                 assertThrows(ConfigException.class, () -> HazelcastConfigFactory.create(cluster, defaults.router()));
         assertTrue(e.getMessage().contains("cluster.hazelcast-config"), e.getMessage());
+    }
+
+    /** The shipped defaults, read once. */
+    private static final class TandemConfigHolder {
+        static final TandemConfig DEFAULTS = TandemConfig.defaults();
     }
 }

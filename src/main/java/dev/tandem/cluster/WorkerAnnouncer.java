@@ -13,6 +13,9 @@ import java.util.concurrent.TimeUnit;
  * heartbeat, so a worker that dies without a word disappears by itself.
  */
 public final class WorkerAnnouncer {
+    private static final java.util.logging.Logger LOG =
+            java.util.logging.Logger.getLogger(WorkerAnnouncer.class.getName());
+
     private final Vertx vertx;
     private final IMap<String, String> map;
     private final long heartbeatMs;
@@ -35,8 +38,44 @@ public final class WorkerAnnouncer {
     public Future<Void> start(java.util.function.Supplier<WorkerDescriptor> descriptor) {
         this.descriptor = descriptor;
         Context context = vertx.getOrCreateContext();
-        timerId = vertx.setPeriodic(heartbeatMs, id -> put(context));
-        return put(context);
+        WorkerDescriptor first = descriptor.get();
+        // Reading the whole registry blocks: a worker thread, once per worker start.
+        return vertx.<String>executeBlocking(() -> conflict(first), false).compose(conflict -> {
+            if (conflict != null) {
+                LOG.severe(conflict);
+                return Future.failedFuture(new ModelConflictException(conflict));
+            }
+            timerId = vertx.setPeriodic(heartbeatMs, id -> put(context));
+            return put(context);
+        });
+    }
+
+    /**
+     * Why {@code d} may not join: another registered worker serves a model of the same name with other
+     * weights (another fingerprint). KV of one model must never reach the other, and a name must say
+     * which model a request gets, so the later worker is refused. Null when there is no such worker.
+     */
+    private String conflict(WorkerDescriptor d) {
+        for (String json : map.values()) {
+            WorkerDescriptor other = WorkerDescriptor.CODEC.decode(new io.vertx.core.json.JsonObject(json));
+            if (!other.workerId().equals(d.workerId())
+                    && other.model().equals(d.model())
+                    && other.modelFingerprint() != d.modelFingerprint()) {
+                return "worker " + d.workerId() + " refused: model '" + d.model() + "' is already served by worker "
+                        + other.workerId() + " with fingerprint " + Long.toHexString(other.modelFingerprint())
+                        + ", this worker's weights have fingerprint " + Long.toHexString(d.modelFingerprint())
+                        + " — two different models under one name; give one of them another name (a checkpoint "
+                        + "is named after its file)";
+            }
+        }
+        return null;
+    }
+
+    /** A worker refused because its model's name is taken by other weights. */
+    public static final class ModelConflictException extends IllegalStateException {
+        ModelConflictException(String message) {
+            super(message);
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.tandem.bridge.worker;
 
 import dev.tandem.bridge.BridgeFrames;
 import dev.tandem.bridge.BridgeSocket;
+import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.CancelRequest;
 import dev.tandem.protocol.JsonCodec;
@@ -196,6 +197,11 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
         w.announce().onComplete(ar -> {
             if (closed) {
                 return; // onClosed already withdrew it
+            }
+            if (ar.failed() && ar.cause() instanceof WorkerAnnouncer.ModelConflictException) {
+                refuse("model_conflict", ar.cause().getMessage(), replyAddress);
+                socket.close();
+                return;
             }
             if (ar.failed()) {
                 refuse(

@@ -243,6 +243,21 @@ class WorkerBridgeTest {
         }
     }
 
+    @Test
+    void aWorkerOfOtherWeightsUnderARegisteredModelsNameIsRefused() throws Exception {
+        try (FakeExternalWorker w = new FakeExternalWorker(port, engine)) {
+            JsonObject join = FakeExternalWorker.joinBody("decode", engine, "py-impostor");
+            join.put("model_fingerprint", engine.info().fingerprint() ^ 1);
+            JsonObject refused = w.client.request(Addresses.WORKER_JOIN, join);
+            assertEquals("model_conflict", refused.getString("message"), refused.encode());
+            // Its claim on the id is withdrawn with the refusal.
+            TestNodes.awaitTrue(
+                    () -> node.router().directory().workers(WorkerRole.DECODE).stream()
+                            .noneMatch(d -> d.workerId().equals("py-impostor")),
+                    "the impostor to be out of the registry");
+        }
+    }
+
     /** A frame sent by a joined decode worker, and the err code the bridge must answer it with. */
     record BadFrame(String name, JsonObject frame, String code) {
         @Override

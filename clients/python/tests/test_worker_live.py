@@ -215,7 +215,8 @@ class IdleTest(unittest.TestCase):
         connection = BridgeConnection("127.0.0.1", server.worker_bridge_port, lambda m: None, errors.put)
         try:
             welcome = connection.request(JOIN, {"role": "decode", "model": "tandem-builtin", "max_batch": 1,
-                                                "model_fingerprint": 42, "worker_id": "py-silent"}, timeout=5).result()
+                                                "model_fingerprint": model.info.fingerprint,
+                                                "worker_id": "py-silent"}, timeout=5).result()
             self.assertIn("py-silent", workers())
             idle_s = welcome["idle_timeout_ms"] / 1000
             self.assertTrue(connection.closed_event.wait(idle_s + 3), "closed after idle_timeout_ms of silence")

@@ -1,5 +1,6 @@
 package dev.tandem.bench;
 
+import dev.tandem.bench.trace.TraceFormatException;
 import dev.tandem.config.SchedulingPolicy;
 import dev.tandem.engine.sim.SimProfiles;
 import java.nio.file.Path;
@@ -14,6 +15,8 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         description = "Replay a trace through a sim cluster once per scheduling policy and compare them.")
 public final class RouteBenchCommand implements Callable<Integer> {
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--trace", required = true, description = "Mooncake JSONL or Azure CSV trace")
     Path trace;
@@ -76,24 +79,35 @@ public final class RouteBenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         String invalid = invalid();
         if (invalid != null) {
-            System.err.println("tandem bench route: " + invalid);
+            spec.commandLine().getErr().println("tandem bench route: " + invalid);
             return 2;
         }
-        RouteBench.run(
-                new RouteBench.Options(
-                        trace,
-                        prefill,
-                        decode,
-                        routers,
-                        List.copyOf(policies),
-                        timeScale,
-                        maxRequests,
-                        profile,
-                        out,
-                        blockSize,
-                        prefixCacheGb,
-                        localPrefillMaxTokens),
-                System.out);
+        try {
+            RouteBench.run(
+                    new RouteBench.Options(
+                            trace,
+                            prefill,
+                            decode,
+                            routers,
+                            List.copyOf(policies),
+                            timeScale,
+                            maxRequests,
+                            profile,
+                            out,
+                            blockSize,
+                            prefixCacheGb,
+                            localPrefillMaxTokens),
+                    System.out);
+        } catch (TraceFormatException | java.nio.file.NoSuchFileException e) {
+            // Bad input is the user's to fix: one clear line, not a stack trace.
+            spec.commandLine()
+                    .getErr()
+                    .println("tandem bench route: "
+                            + (e instanceof java.nio.file.NoSuchFileException
+                                    ? "no such trace file: " + e.getMessage()
+                                    : e.getMessage()));
+            return 2;
+        }
         return 0;
     }
 

@@ -23,6 +23,8 @@ public final class WorkerAnnouncer {
     private java.util.function.Supplier<WorkerDescriptor> descriptor;
     private String workerId;
     private long timerId = -1;
+    /** Set by {@link #stop}: a start still checking the registry must then announce nothing. */
+    private volatile boolean stopped;
 
     public WorkerAnnouncer(Vertx vertx, HazelcastInstance hazelcast, long heartbeatMs, long ttlMs) {
         this.vertx = vertx;
@@ -37,10 +39,16 @@ public final class WorkerAnnouncer {
      */
     public Future<Void> start(java.util.function.Supplier<WorkerDescriptor> descriptor) {
         this.descriptor = descriptor;
+        this.stopped = false;
         Context context = vertx.getOrCreateContext();
         WorkerDescriptor first = descriptor.get();
         // Reading the whole registry blocks: a worker thread, once per worker start.
         return vertx.<String>executeBlocking(() -> conflict(first), false).compose(conflict -> {
+            if (stopped) {
+                // The worker left while its model was checked: announcing it now would leave a ghost.
+                return Future.failedFuture(
+                        new IllegalStateException("worker " + first.workerId() + " left while joining"));
+            }
             if (conflict != null) {
                 LOG.severe(conflict);
                 return Future.failedFuture(new ModelConflictException(conflict));
@@ -113,6 +121,7 @@ public final class WorkerAnnouncer {
 
     /** Stops the heartbeat and removes the entry, so routers stop scheduling onto this worker at once. */
     public Future<Void> stop() {
+        stopped = true;
         if (timerId >= 0) {
             vertx.cancelTimer(timerId);
             timerId = -1;

@@ -5,7 +5,7 @@ import io.vertx.core.json.JsonObject;
 /**
  * A worker's entry in the registry map: who it is, what it serves and where. Refreshed on every
  * heartbeat, with its current {@link WorkerLoad}; {@code nodeId} is the cluster member that hosts it,
- * so its entries go when it leaves.
+ * so its entries go when it leaves. {@code card} (may be null) describes the model beyond its name.
  */
 public record WorkerDescriptor(
         String workerId,
@@ -16,7 +16,22 @@ public record WorkerDescriptor(
         int maxBatch,
         boolean draining,
         WorkerLoad load,
-        CacheSpec cache) {
+        CacheSpec cache,
+        ModelCard card) {
+
+    /** A worker that announces no model card. */
+    public WorkerDescriptor(
+            String workerId,
+            WorkerRole role,
+            String model,
+            long modelFingerprint,
+            String nodeId,
+            int maxBatch,
+            boolean draining,
+            WorkerLoad load,
+            CacheSpec cache) {
+        this(workerId, role, model, modelFingerprint, nodeId, maxBatch, draining, load, cache, null);
+    }
 
     /** A worker that announces no KV cache. */
     public WorkerDescriptor(
@@ -46,6 +61,9 @@ public record WorkerDescriptor(
             if (d.cache != null) {
                 json.put("kv_cache", CacheSpec.CODEC.encode(d.cache));
             }
+            if (d.card != null) {
+                json.put("model_card", ModelCard.CODEC.encode(d.card));
+            }
             return json;
         }
 
@@ -70,7 +88,11 @@ public record WorkerDescriptor(
                     // Optional: a worker without a KV cache announces none.
                     json.getValue("kv_cache") == null
                             ? null
-                            : CacheSpec.CODEC.decode(JsonFields.requiredObject(json, "kv_cache")));
+                            : CacheSpec.CODEC.decode(JsonFields.requiredObject(json, "kv_cache")),
+                    // Optional: a worker in another language may not describe its model.
+                    json.getValue("model_card") == null
+                            ? null
+                            : ModelCard.CODEC.decode(JsonFields.requiredObject(json, "model_card")));
         }
     };
 }

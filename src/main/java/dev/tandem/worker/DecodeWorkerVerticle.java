@@ -11,6 +11,7 @@ import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.DecodeRequest;
 import dev.tandem.protocol.JsonCodec;
+import dev.tandem.protocol.ModelCard;
 import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.TokenEvent;
@@ -40,6 +41,7 @@ public final class DecodeWorkerVerticle extends VerticleBase {
 
     private final String workerId;
     private final Engine engine;
+    private final ModelCard card;
     private final WorkerSettings settings;
     private final WorkerAnnouncer announcer;
     private final String nodeId;
@@ -65,6 +67,7 @@ public final class DecodeWorkerVerticle extends VerticleBase {
         this.workerId = workerId;
         this.metrics = metrics;
         this.engine = engine;
+        this.card = ModelCards.of(engine);
         this.settings = settings;
         this.announcer = announcer;
         this.nodeId = nodeId;
@@ -123,7 +126,8 @@ public final class DecodeWorkerVerticle extends VerticleBase {
                 settings.maxBatch(),
                 control.draining(),
                 load,
-                settings.kvCapacityBytes() > 0 ? new CacheSpec(engine.kvLayout().blockSize(), true) : null);
+                settings.kvCapacityBytes() > 0 ? new CacheSpec(engine.kvLayout().blockSize(), true) : null,
+                card);
     }
 
     /** KV memory running and parked requests hold; kept blocks are not counted: they give way to them. */

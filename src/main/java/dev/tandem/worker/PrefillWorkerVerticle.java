@@ -9,6 +9,7 @@ import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.CancelRequest;
 import dev.tandem.protocol.JsonCodec;
+import dev.tandem.protocol.ModelCard;
 import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.ProtocolException;
@@ -50,6 +51,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
 
     private final String workerId;
     private final Engine engine;
+    private final ModelCard card;
     private final WorkerSettings settings;
     private final WorkerAnnouncer announcer;
     private final String nodeId;
@@ -73,6 +75,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
         this.workerId = workerId;
         this.metrics = metrics;
         this.engine = engine;
+        this.card = ModelCards.of(engine);
         this.settings = settings;
         this.announcer = announcer;
         this.nodeId = nodeId;
@@ -111,7 +114,8 @@ public final class PrefillWorkerVerticle extends VerticleBase {
                 new WorkerLoad(queuedTokens(), 0, 0, 0, 0, jobs.size(), 0, 0),
                 settings.prefixCacheBytes() > 0
                         ? new CacheSpec(engine.kvLayout().blockSize(), false)
-                        : null);
+                        : null,
+                card);
     }
 
     /** The prefix cache (tests). */

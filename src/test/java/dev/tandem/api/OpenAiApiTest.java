@@ -208,6 +208,10 @@ class OpenAiApiTest {
                 "tandem-builtin", json.getJsonArray("data").getJsonObject(0).getString("id"));
         assertEquals("model", json.getJsonArray("data").getJsonObject(0).getString("object"));
         assertEquals(
+                node.engine().info().config().seqLen(),
+                json.getJsonArray("data").getJsonObject(0).getInteger("context_length"),
+                "the context length the workers' model cards announce");
+        assertEquals(
                 200,
                 http.send(http.request("/v1/models/tandem-builtin").GET().build())
                         .statusCode());

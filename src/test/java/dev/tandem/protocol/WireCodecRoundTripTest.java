@@ -61,6 +61,26 @@ class WireCodecRoundTripTest {
                                 WorkerLoad.IDLE,
                                 new CacheSpec(16, true)),
                         "max_batch"),
+                Arguments.of(
+                        "ModelCard",
+                        ModelCard.CODEC,
+                        new ModelCard(4096, "sha256:0123456789abcdef", "llama2"),
+                        "context_length"),
+                Arguments.of(
+                        "WorkerDescriptor(cache, card)",
+                        WorkerDescriptor.CODEC,
+                        new WorkerDescriptor(
+                                "prefill-1",
+                                WorkerRole.PREFILL,
+                                "m",
+                                5,
+                                "node",
+                                1,
+                                false,
+                                WorkerLoad.IDLE,
+                                new CacheSpec(16, false),
+                                new ModelCard(256, "sha256:0123456789abcdef", "role-tags")),
+                        "model_fingerprint"),
                 Arguments.of("KvAck", KvAck.CODEC, new KvAck(7, 98304, 3), "bytes"),
                 Arguments.of(
                         "DecodeRequest",

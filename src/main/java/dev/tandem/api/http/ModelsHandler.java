@@ -13,7 +13,8 @@ import java.util.TreeSet;
 
 /**
  * {@code GET /v1/models}: the models the live workers serve — a model is listed once both a prefill
- * and a decode worker for it are registered, since only then can a request be served.
+ * and a decode worker for it are registered, since only then can a request be served — with its context
+ * length when the workers' model cards say it.
  */
 final class ModelsHandler implements Handler<RoutingContext> {
     private final WorkerDirectory directory;
@@ -50,11 +51,24 @@ final class ModelsHandler implements Handler<RoutingContext> {
     }
 
     private JsonObject model(String id) {
-        return new JsonObject()
+        JsonObject json = new JsonObject()
                 .put("id", id)
                 .put("object", "model")
                 .put("created", created)
                 .put("owned_by", "tandem");
+        // From the workers' model cards (a bridged worker may announce none): the window requests must fit.
+        int contextLength = 0;
+        for (WorkerRole role : WorkerRole.values()) {
+            for (WorkerDescriptor w : directory.workers(role)) {
+                if (w.model().equals(id) && w.card() != null) {
+                    contextLength = Math.max(contextLength, w.card().contextLength());
+                }
+            }
+        }
+        if (contextLength > 0) {
+            json.put("context_length", contextLength);
+        }
+        return json;
     }
 
     private Set<String> served() {

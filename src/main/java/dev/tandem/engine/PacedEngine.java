@@ -1,7 +1,6 @@
 package dev.tandem.engine;
 
 import java.util.List;
-import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -28,13 +27,7 @@ public final class PacedEngine extends ForwardingEngine {
     public float[] prefill(KvCache cache, int[] tokens, BooleanSupplier cancelled) {
         long until = System.nanoTime() + prefillMicrosPerToken * 1000 * tokens.length;
         float[] logits = delegate.prefill(cache, tokens, cancelled);
-        // Waits in slices so that a cancel is honoured as promptly as the real compute would honour it.
-        while (System.nanoTime() < until) {
-            if (cancelled.getAsBoolean()) {
-                throw new CancellationException("prefill cancelled");
-            }
-            sleepMicros(Math.min(5_000, (until - System.nanoTime()) / 1000));
-        }
+        Pacing.waitUntil(until, cancelled);
         return logits;
     }
 
@@ -42,22 +35,7 @@ public final class PacedEngine extends ForwardingEngine {
     public float[][] decodeStep(List<KvCache> caches, int[] tokens) {
         long until = System.nanoTime() + decodeStepMicros * 1000;
         float[][] logits = delegate.decodeStep(caches, tokens);
-        long left = (until - System.nanoTime()) / 1000;
-        if (left > 0) {
-            sleepMicros(left);
-        }
+        Pacing.waitUntil(until, () -> false);
         return logits;
-    }
-
-    private static void sleepMicros(long micros) {
-        if (micros <= 0) {
-            return;
-        }
-        try {
-            Thread.sleep(micros / 1000, (int) (micros % 1000) * 1000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CancellationException("interrupted");
-        }
     }
 }

@@ -67,15 +67,7 @@ final class ExternalWorker {
      * consumers are in place; false when another worker holds the id.
      */
     Future<Boolean> claim() {
-        return announcer.claim(new WorkerDescriptor(
-                workerId,
-                join.role(),
-                join.model(),
-                join.modelFingerprint(),
-                nodeId,
-                join.maxBatch(),
-                true,
-                WorkerLoad.IDLE));
+        return announcer.claim(descriptor(true, WorkerLoad.IDLE));
     }
 
     /** Once every consumer has reached the cluster, the worker is announced: routers may then send to it. */
@@ -96,15 +88,12 @@ final class ExternalWorker {
     }
 
     private WorkerDescriptor descriptor() {
+        return descriptor(last.draining(), last.load());
+    }
+
+    private WorkerDescriptor descriptor(boolean draining, WorkerLoad load) {
         return new WorkerDescriptor(
-                workerId,
-                join.role(),
-                join.model(),
-                join.modelFingerprint(),
-                nodeId,
-                join.maxBatch(),
-                last.draining(),
-                last.load());
+                workerId, join.role(), join.model(), join.modelFingerprint(), nodeId, join.maxBatch(), draining, load);
     }
 
     /** Withdraws the registry entry and the consumers; once, whoever asks first (close or shutdown). */

@@ -5,13 +5,13 @@ import dev.tandem.engine.KvCache;
 import dev.tandem.engine.KvLayout;
 import dev.tandem.engine.ModelConfig;
 import dev.tandem.engine.ModelInfo;
+import dev.tandem.engine.Pacing;
 import dev.tandem.engine.SplitMix64;
 import dev.tandem.engine.Tokenizer;
 import dev.tandem.engine.reference.ByteTokenizer;
 import java.nio.charset.StandardCharsets;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -152,23 +152,8 @@ public final class SimEngine implements Engine {
         }
     }
 
-    /** Waits the scaled time in slices, so that a cancel is honoured as promptly as real compute would. */
+    /** Waits the scaled time, honouring a cancel as promptly as real compute would. */
     private void pause(long simulatedNanos, BooleanSupplier cancelled) {
-        long until = System.nanoTime() + (long) (simulatedNanos / timeScale);
-        while (true) {
-            if (cancelled.getAsBoolean()) {
-                throw new CancellationException("cancelled");
-            }
-            long left = until - System.nanoTime();
-            if (left <= 0) {
-                return;
-            }
-            try {
-                Thread.sleep(Math.min(left, 5_000_000L) / 1_000_000, (int) (Math.min(left, 5_000_000L) % 1_000_000));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new CancellationException("interrupted");
-            }
-        }
+        Pacing.waitUntil(System.nanoTime() + (long) (simulatedNanos / timeScale), cancelled);
     }
 }

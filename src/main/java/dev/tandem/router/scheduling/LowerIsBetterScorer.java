@@ -9,20 +9,21 @@ import java.util.List;
  */
 abstract class LowerIsBetterScorer implements Scorer {
 
-    /** The quantity of one worker. */
-    abstract long value(WorkerView worker);
+    /** The quantity of one worker, for this request. */
+    abstract long value(SchedulingRequest request, WorkerView worker);
 
     @Override
     public final double score(SchedulingRequest request, WorkerView worker, List<WorkerView> candidates) {
         long min = Long.MAX_VALUE;
         long max = Long.MIN_VALUE;
         for (WorkerView w : candidates) {
-            min = Math.min(min, value(w));
-            max = Math.max(max, value(w));
+            long v = value(request, w);
+            min = Math.min(min, v);
+            max = Math.max(max, v);
         }
         if (max == min) {
             return 1.0;
         }
-        return (double) (max - value(worker)) / (max - min);
+        return (double) (max - value(request, worker)) / (max - min);
     }
 }

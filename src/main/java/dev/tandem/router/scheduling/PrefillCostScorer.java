@@ -2,7 +2,6 @@ package dev.tandem.router.scheduling;
 
 import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.WorkerView;
-import java.util.List;
 
 /**
  * The prompt tokens a worker would have to get through before this prompt's first token: what is
@@ -12,7 +11,7 @@ import java.util.List;
  * prefix wins when its queue is shorter than (a multiple of) the compute the prefix saves — where separate
  * cache and queue scores, each on its own scale, let a long queue buy a small hit.
  */
-public final class PrefillCostScorer implements Scorer {
+public final class PrefillCostScorer extends LowerIsBetterScorer {
     /**
      * What one token of this prompt that must be computed counts against one queued token. Above 1:
      * recomputing a prefix another worker holds also takes capacity from every request after it, and the
@@ -35,17 +34,7 @@ public final class PrefillCostScorer implements Scorer {
     }
 
     @Override
-    public double score(SchedulingRequest request, WorkerView worker, List<WorkerView> candidates) {
-        long min = Long.MAX_VALUE;
-        long max = Long.MIN_VALUE;
-        for (WorkerView w : candidates) {
-            long c = cost(request, w);
-            min = Math.min(min, c);
-            max = Math.max(max, c);
-        }
-        if (max == min) {
-            return 1.0;
-        }
-        return (double) (max - cost(request, worker)) / (max - min);
+    long value(SchedulingRequest request, WorkerView worker) {
+        return cost(request, worker);
     }
 }

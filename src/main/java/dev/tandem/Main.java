@@ -233,8 +233,13 @@ public final class Main implements Callable<Integer> {
                         "tandem-shutdown"));
         System.out.println("Tandem node joined cluster '" + config.cluster().name() + "' (member "
                 + node.cluster().hazelcast().getCluster().getLocalMember().getAddress() + ")");
-        System.out.println("  model: " + node.engine().info().name() + " ("
-                + node.engine().info().config() + ")");
+        if (!plan.prefillWorkerIds().isEmpty() || !plan.decodeWorkerIds().isEmpty()) {
+            System.out.println("  model: " + node.engine().info().name() + " ("
+                    + node.engine().info().config() + ")");
+        } else {
+            System.out.println("  models: learned from the workers that register (pre-loaded: "
+                    + node.engine().info().name() + ")");
+        }
         if (!plan.prefillWorkerIds().isEmpty() || !plan.decodeWorkerIds().isEmpty()) {
             System.out.println("  workers: prefill " + plan.prefillWorkerIds() + ", decode " + plan.decodeWorkerIds());
         }

@@ -1,11 +1,10 @@
 package dev.tandem.api;
 
 import dev.tandem.engine.ChatMessage;
-import dev.tandem.engine.ChatTemplate;
-import dev.tandem.engine.ModelInfo;
-import dev.tandem.engine.Tokenizer;
 import dev.tandem.protocol.Sampling;
 import dev.tandem.router.GenerationRequest;
+import dev.tandem.router.ServedModel;
+import dev.tandem.router.ServedModels;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -14,8 +13,8 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Validates OpenAI completions and chat bodies against the model they will run on and tokenizes the
- * prompt. Unknown fields are ignored, as OpenAI does; fields that ask for something Tandem cannot
+ * Validates OpenAI completions and chat bodies against the model they will run on — the one
+ * {@code model} names, or the only one served — and tokenizes the prompt with that model's tokenizer. Unknown fields are ignored, as OpenAI does; fields that ask for something Tandem cannot
  * honour are refused by name rather than silently dropped.
  */
 public final class OpenAiRequestParser {
@@ -37,15 +36,11 @@ public final class OpenAiRequestParser {
             "audio",
             "prediction");
 
-    private final ModelInfo model;
-    private final Tokenizer tokenizer;
-    private final ChatTemplate chatTemplate;
+    private final ServedModels models;
     private final int defaultMaxTokens;
 
-    public OpenAiRequestParser(ModelInfo model, Tokenizer tokenizer, ChatTemplate chatTemplate, int defaultMaxTokens) {
-        this.model = model;
-        this.tokenizer = tokenizer;
-        this.chatTemplate = chatTemplate;
+    public OpenAiRequestParser(ServedModels models, int defaultMaxTokens) {
+        this.models = models;
         this.defaultMaxTokens = defaultMaxTokens;
     }
 
@@ -69,8 +64,10 @@ public final class OpenAiRequestParser {
         if (RequestFields.bool(body, "echo", false)) {
             throw unsupported("echo", "'echo' is not supported");
         }
-        int[] prompt = prompt(body.getValue("prompt"));
+        ServedModel model = model(body);
+        int[] prompt = prompt(model, body.getValue("prompt"));
         return common(
+                model,
                 body,
                 prompt,
                 RequestFields.integer(body, "max_tokens", NOT_GIVEN),
@@ -89,32 +86,49 @@ public final class OpenAiRequestParser {
         if (modalities != null && !modalities.equals(new JsonArray().add("text"))) {
             throw unsupported("modalities", "only the \"text\" modality is supported");
         }
-        String text = chatTemplate.render(messages(body.getValue("messages")));
-        int[] prompt = encode(text, "messages");
+        List<ChatMessage> messages = messages(body.getValue("messages"));
+        ServedModel model = model(body);
+        int[] prompt = encode(model, model.chatTemplate().render(messages), "messages");
         long max = RequestFields.integer(body, "max_completion_tokens", NOT_GIVEN);
         String maxField = "max_completion_tokens";
         if (max == NOT_GIVEN) {
             max = RequestFields.integer(body, "max_tokens", NOT_GIVEN);
             maxField = "max_tokens";
         }
-        return common(body, prompt, max, maxField, ApiKind.CHAT, sessionHeader);
+        return common(model, body, prompt, max, maxField, ApiKind.CHAT, sessionHeader);
+    }
+
+    /** The model the body names, or the only one served; else the API error that says why there is none. */
+    private ServedModel model(JsonObject body) {
+        String requested = RequestFields.string(body, "model");
+        if (requested != null && requested.isEmpty()) {
+            throw ApiException.invalid("model", "'model' must not be empty");
+        }
+        ServedModels.Pick pick = models.pick(requested);
+        if (pick.model() != null) {
+            return pick.model();
+        }
+        throw switch (pick.miss()) {
+            case REQUIRED ->
+                new ApiException(400, "invalid_request_error", "model", "missing_required_parameter", pick.message());
+            case NOT_FOUND ->
+                new ApiException(404, "invalid_request_error", "model", "model_not_found", pick.message());
+            case UNAVAILABLE -> new ApiException(503, "server_error", "model", "model_unavailable", pick.message());
+        };
     }
 
     private CompletionCall common(
-            JsonObject body, int[] prompt, long requestedMax, String maxField, ApiKind kind, String sessionHeader) {
-        String requestedModel = RequestFields.string(body, "model");
-        if (requestedModel != null && !requestedModel.equals(model.name())) {
-            throw new ApiException(
-                    404,
-                    "invalid_request_error",
-                    "model",
-                    "model_not_found",
-                    "The model '" + requestedModel + "' does not exist; this server serves '" + model.name() + "'");
-        }
+            ServedModel model,
+            JsonObject body,
+            int[] prompt,
+            long requestedMax,
+            String maxField,
+            ApiKind kind,
+            String sessionHeader) {
         if (RequestFields.integer(body, "n", 1) != 1) {
             throw unsupported("n", "'n' other than 1 is not supported; send separate requests");
         }
-        int seqLen = model.config().seqLen();
+        int seqLen = model.contextLength();
         String promptField = kind == ApiKind.CHAT ? "messages" : "prompt";
         if (prompt.length >= seqLen) {
             throw new ApiException(
@@ -135,7 +149,7 @@ public final class OpenAiRequestParser {
             throw ApiException.invalid("top_p", "'top_p' must be in (0, 1], got " + topP);
         }
         long topK = RequestFields.integer(body, "top_k", -1);
-        if (topK < -1 || topK > model.config().vocabSize()) {
+        if (topK < -1 || topK > model.vocabSize()) {
             throw ApiException.invalid("top_k", "'top_k' must be -1 (off) or between 0 and the vocabulary size");
         }
         long seed = body.getValue("seed") == null
@@ -157,11 +171,11 @@ public final class OpenAiRequestParser {
         }
         Sampling sampling = new Sampling(temperature, topP, (int) Math.max(0, topK), seed);
         GenerationRequest generation =
-                new GenerationRequest(prompt, maxTokens, sampling, new int[0], stops(body), session);
+                new GenerationRequest(prompt, maxTokens, sampling, new int[0], stops(body), session, model);
         return new CompletionCall(generation, kind, stream, includeUsage, model.name());
     }
 
-    private int[] prompt(Object value) {
+    private int[] prompt(ServedModel model, Object value) {
         if (value == null) {
             throw ApiException.invalid("prompt", "'prompt' is required");
         }
@@ -169,7 +183,7 @@ public final class OpenAiRequestParser {
             if (text.isEmpty()) {
                 throw ApiException.invalid("prompt", "'prompt' must not be empty");
             }
-            return encode(text, "prompt");
+            return encode(model, text, "prompt");
         }
         if (!(value instanceof JsonArray array)) {
             throw ApiException.invalidType("prompt", "a string or an array of token ids");
@@ -177,7 +191,7 @@ public final class OpenAiRequestParser {
         if (array.isEmpty()) {
             throw ApiException.invalid("prompt", "'prompt' must not be empty");
         }
-        int vocab = model.config().vocabSize();
+        int vocab = model.vocabSize();
         int[] tokens = new int[array.size()];
         for (int i = 0; i < tokens.length; i++) {
             Object e = array.getValue(i);
@@ -203,18 +217,17 @@ public final class OpenAiRequestParser {
      * token covers more than maxTokenBytes bytes, so a text of more than seqLen × that many bytes cannot
      * fit — and BPE merging of a huge text would cost seconds to learn it.
      */
-    private int[] encode(String text, String param) {
-        long bound = (long) model.config().seqLen() * tokenizer.maxTokenBytes();
+    private int[] encode(ServedModel model, String text, String param) {
+        long bound = (long) model.contextLength() * model.tokenizer().maxTokenBytes();
         if (text.length() > bound || utf8Length(text) > bound) {
             throw new ApiException(
                     400,
                     "invalid_request_error",
                     param,
                     "context_length_exceeded",
-                    "The prompt is longer than this model's context of "
-                            + model.config().seqLen() + " tokens");
+                    "The prompt is longer than this model's context of " + model.contextLength() + " tokens");
         }
-        return tokenizer.encode(text, true);
+        return model.tokenizer().encode(text, true);
     }
 
     private static long utf8Length(String text) {

@@ -11,5 +11,11 @@ public final class ClusterNames {
     /** FlakeIdGenerator for request ids unique across router replicas. */
     public static final String REQUEST_IDS = "tandem.request-ids";
 
+    /**
+     * IMap tokenizer identity → tokenizer image ({@code TokenizerImages}): filed by workers, read by routers
+     * that serve a model they did not load. Content-addressed, so entries never change.
+     */
+    public static final String TOKENIZERS = "tandem.tokenizers";
+
     private ClusterNames() {}
 }

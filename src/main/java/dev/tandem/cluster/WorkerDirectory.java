@@ -37,6 +37,8 @@ public final class WorkerDirectory {
 
     private final List<java.util.function.Consumer<String>> removalListeners =
             new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<java.util.function.Consumer<String>> additionListeners =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
     private UUID entryListener;
     private MemberWatch members;
 
@@ -93,12 +95,20 @@ public final class WorkerDirectory {
         removalListeners.add(listener);
     }
 
+    /** Called (on a Hazelcast thread: hop to your own context) with the id of every worker that joins. */
+    public void onAdded(java.util.function.Consumer<String> listener) {
+        additionListeners.add(listener);
+    }
+
     private void upsert(String key, String json) {
         try {
             WorkerDescriptor d = WorkerDescriptor.CODEC.decode(new JsonObject(json));
             WorkerDescriptor before = workers.put(key, d);
             if (before == null || before.load().decodeSteps() != d.load().decodeSteps()) {
                 progress.put(key, System.nanoTime());
+            }
+            if (before == null) {
+                additionListeners.forEach(l -> l.accept(key));
             }
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "ignoring malformed registry entry " + key + ": " + e.getMessage());

@@ -69,4 +69,14 @@ public interface ChatTemplate {
             return sb.toString();
         }
     };
+
+    /** The template of that name ({@link #ROLE_TAGS}, {@link #LLAMA2}), or null when there is none. */
+    static ChatTemplate named(String name) {
+        for (ChatTemplate t : List.of(ROLE_TAGS, LLAMA2)) {
+            if (t.name().equals(name)) {
+                return t;
+            }
+        }
+        return null;
+    }
 }

@@ -16,12 +16,10 @@ import dev.tandem.cluster.RequestIds;
 import dev.tandem.cluster.RouterLoadBoard;
 import dev.tandem.cluster.SessionAffinity;
 import dev.tandem.cluster.ShutdownDrain;
+import dev.tandem.cluster.TokenizerStore;
 import dev.tandem.cluster.WorkerDirectory;
 import dev.tandem.config.RouterSettings;
 import dev.tandem.config.TandemConfig;
-import dev.tandem.engine.ChatTemplate;
-import dev.tandem.engine.ModelInfo;
-import dev.tandem.engine.Tokenizer;
 import dev.tandem.metrics.NodeMetrics;
 import dev.tandem.metrics.RegistryGauges;
 import dev.tandem.metrics.RouterMetrics;
@@ -33,6 +31,8 @@ import dev.tandem.protocol.TokenBatch;
 import dev.tandem.router.EventBusDispatcher;
 import dev.tandem.router.LoadReporter;
 import dev.tandem.router.LoadTracker;
+import dev.tandem.router.ModelCatalog;
+import dev.tandem.router.ModelSchedulers;
 import dev.tandem.router.PairScheduler;
 import dev.tandem.router.RequestRouter;
 import dev.tandem.router.RouterIdentity;
@@ -58,10 +58,11 @@ public final class RouterVerticle extends VerticleBase {
     /** How often the web console's cluster view refreshes while someone watches. */
     private static final long CONSOLE_PERIOD_MS = 1000;
 
+    /** How often the served models are checked against the registry, besides every join and departure. */
+    private static final long CATALOG_PERIOD_MS = 1000;
+
     private final TandemConfig config;
-    private final ModelInfo model;
-    private final Tokenizer tokenizer;
-    private final ChatTemplate chatTemplate;
+    private final ModelCatalog.Local localModel;
     private final ClusterNode node;
     private final NodeMetrics nodeMetrics;
     private final HazelcastInstance hazelcast;
@@ -72,6 +73,8 @@ public final class RouterVerticle extends VerticleBase {
     private PrefixIndex prefixIndex;
     private LoadReporter loadReporter;
     private long stallTimer = -1;
+    private long catalogTimer = -1;
+    private ModelCatalog catalog;
     private io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> metricsHandler;
     private WorkerViews workers;
     private RequestRouter requests;
@@ -81,17 +84,13 @@ public final class RouterVerticle extends VerticleBase {
 
     public RouterVerticle(
             TandemConfig config,
-            ModelInfo model,
-            Tokenizer tokenizer,
-            ChatTemplate chatTemplate,
+            ModelCatalog.Local localModel,
             ClusterNode node,
             NodeMetrics nodeMetrics,
             String routerId) {
         this.nodeMetrics = nodeMetrics;
         this.config = config;
-        this.model = model;
-        this.tokenizer = tokenizer;
-        this.chatTemplate = chatTemplate;
+        this.localModel = localModel;
         this.node = node;
         this.hazelcast = node.hazelcast();
         this.routerId = routerId;
@@ -104,11 +103,13 @@ public final class RouterVerticle extends VerticleBase {
         return vertx.executeBlocking(() -> new Shared(
                         new WorkerDirectory(vertx, hazelcast),
                         new AffinityStore(hazelcast, context),
-                        new RequestIdSource(vertx, hazelcast)))
+                        new RequestIdSource(vertx, hazelcast),
+                        new TokenizerStore(hazelcast)))
                 .compose(this::startWith);
     }
 
-    private record Shared(WorkerDirectory directory, SessionAffinity affinity, RequestIds ids) {}
+    private record Shared(
+            WorkerDirectory directory, SessionAffinity affinity, RequestIds ids, TokenizerStore tokenizers) {}
 
     private Future<?> startWith(Shared shared) {
         directory = shared.directory();
@@ -126,14 +127,23 @@ public final class RouterVerticle extends VerticleBase {
                 directory::workers,
                 w -> loads.inFlight(w) + loadBoard.othersInFlight(w),
                 w -> loads.prefillTokens(w) + loadBoard.othersPrefillTokens(w));
-        // The policy says what scheduling learns prefixes from: the index (and local prefill), or this
-        // router's own routed-prefix trees (cache-aware), which a departed worker leaves.
-        PairScheduler pairs = PairScheduler.forSettings(
-                settings,
-                workers::of,
-                SchedulingObserver.of(scheduling::pluginTimed, scheduling::chosen),
-                prefixIndex::leadingBlocks);
+        // The models served: learned from the registry, tokenizers from the cluster's store.
+        TokenizerStore tokenizers = shared.tokenizers();
+        catalog = new ModelCatalog(
+                directory::all,
+                identity -> vertx.executeBlocking(() -> tokenizers.fetch(identity), false),
+                java.util.List.of(localModel));
+        // One scheduler per model, over that model's workers only. The policy says what scheduling learns
+        // prefixes from: the index (and local prefill), or this router's own routed-prefix trees
+        // (cache-aware), which a departed worker leaves.
+        SchedulingObserver observer = SchedulingObserver.of(scheduling::pluginTimed, scheduling::chosen);
+        ModelSchedulers pairs = new ModelSchedulers(model -> PairScheduler.forSettings(
+                settings, role -> workers.of(role, model::servedBy), observer, prefixIndex::leadingBlocks));
+        catalog.onDropped(pairs::forgetModel);
         directory.onRemoved(workerId -> context.runOnContext(v -> pairs.forgetWorker(workerId)));
+        directory.onAdded(workerId -> context.runOnContext(v -> catalog.refresh()));
+        directory.onRemoved(workerId -> context.runOnContext(v -> catalog.refresh()));
+        catalogTimer = vertx.setPeriodic(CATALOG_PERIOD_MS, t -> catalog.refresh());
         RouterMetrics metrics = new RouterMetrics(registry);
         requests = RequestRouter.builder()
                 .loop(new VertxRouterLoop(context))
@@ -143,7 +153,6 @@ public final class RouterVerticle extends VerticleBase {
                 .shared(shared.affinity(), shared.ids())
                 .metrics(metrics)
                 .settings(settings, new RouterIdentity(routerId, nodeId))
-                .model(tokenizer, model.config().seqLen())
                 .build();
         metrics.inFlight(requests::admitted);
         metrics.prefixIndex(
@@ -174,12 +183,13 @@ public final class RouterVerticle extends VerticleBase {
                     }
                 })
                 .completion();
-        OpenAiRequestParser parser = new OpenAiRequestParser(
-                model, tokenizer, chatTemplate, config.router().defaultMaxTokens());
+        OpenAiRequestParser parser =
+                new OpenAiRequestParser(catalog, config.router().defaultMaxTokens());
         var http = config.http();
         // The bridge first: the SockJS bridge is mounted on the HTTP routes.
         return Future.all(directory.start(), tokens, loadBoard.start(), prefixIndex.start())
                 .onSuccess(v -> loadReporter.start())
+                .onSuccess(v -> catalog.refresh())
                 .compose(
                         v -> ClientBridges.start(vertx, config.bridge(), parser, requests, settings.requestTimeoutMs()))
                 .onSuccess(b -> bridge = b)
@@ -198,6 +208,7 @@ public final class RouterVerticle extends VerticleBase {
                 http,
                 parser,
                 requests,
+                catalog,
                 directory,
                 this::routers,
                 metricsHandler,
@@ -276,6 +287,9 @@ public final class RouterVerticle extends VerticleBase {
         if (stallTimer >= 0) {
             vertx.cancelTimer(stallTimer);
         }
+        if (catalogTimer >= 0) {
+            vertx.cancelTimer(catalogTimer);
+        }
         if (loadReporter != null) {
             loadReporter.stop();
         }
@@ -324,5 +338,10 @@ public final class RouterVerticle extends VerticleBase {
 
     public PrefixIndex prefixIndex() {
         return prefixIndex;
+    }
+
+    /** The models this router serves (learned from the registry); null before start. */
+    public ModelCatalog models() {
+        return catalog;
     }
 }

@@ -4,14 +4,17 @@ import dev.tandem.api.http.OpsRoutes;
 import dev.tandem.bridge.worker.WorkerBridge;
 import dev.tandem.cluster.ClusterNode;
 import dev.tandem.cluster.MemberWatch;
+import dev.tandem.cluster.TokenizerStore;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.Engine;
 import dev.tandem.metrics.NodeMetrics;
 import dev.tandem.metrics.WorkerMetrics;
-import dev.tandem.protocol.WorkerWelcome;
+import dev.tandem.router.ModelCatalog;
+import dev.tandem.router.ServedModel;
 import dev.tandem.worker.DecodeWorkerVerticle;
 import dev.tandem.worker.EngineLoader;
+import dev.tandem.worker.ModelCards;
 import dev.tandem.worker.PrefillWorkerVerticle;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -105,6 +108,11 @@ public final class TandemNode {
 
     private Future<Void> deploy(TandemConfig config, Plan plan) {
         Vertx vertx = cluster.vertx();
+        if (!plan.prefillWorkerIds().isEmpty() || !plan.decodeWorkerIds().isEmpty()) {
+            // Filed before the workers register, so a router that learns of them can tokenize for them.
+            new TokenizerStore(cluster.hazelcast())
+                    .publish(ModelCards.of(engine).tokenizer(), engine.tokenizer());
+        }
         List<Future<String>> deployed = new ArrayList<>();
         for (String id : plan.prefillWorkerIds()) {
             PrefillWorkerVerticle w = new PrefillWorkerVerticle(
@@ -131,43 +139,29 @@ public final class TandemNode {
         if (plan.router()) {
             router = new RouterVerticle(
                     config,
-                    engine.info(),
-                    engine.tokenizer(),
-                    engine.chatTemplate(),
+                    new ModelCatalog.Local(
+                            ServedModel.of(engine.info(), engine.tokenizer(), engine.chatTemplate()),
+                            ModelCards.of(engine).tokenizer()),
                     cluster,
                     metrics,
                     "router-" + UUID.randomUUID().toString().substring(0, 8));
-            deployed.add(vertx.deployVerticle(router));
+            Future<String> routerDeployed = vertx.deployVerticle(router);
+            deployed.add(routerDeployed);
             if (config.workerBridge().enabled()) {
-                workerBridge = new WorkerBridge(
-                        config.workerBridge(),
-                        config.worker(),
-                        cluster.hazelcast(),
-                        cluster.nodeId(),
-                        modelSpec(engine),
-                        metrics.registry());
-                deployed.add(vertx.deployVerticle(workerBridge));
+                // After the router: a worker that joins is checked against the router's models.
+                deployed.add(routerDeployed.compose(id -> {
+                    workerBridge = new WorkerBridge(
+                            config.workerBridge(),
+                            config.worker(),
+                            cluster.hazelcast(),
+                            cluster.nodeId(),
+                            router.models(),
+                            metrics.registry());
+                    return vertx.deployVerticle(workerBridge);
+                }));
             }
         }
         return Future.all(deployed).mapEmpty();
-    }
-
-    /** What an external worker must agree with: the router tokenizes, so ids and limits are this model's. */
-    private static WorkerWelcome.ModelSpec modelSpec(Engine engine) {
-        List<Integer> ends = new ArrayList<>();
-        for (int t = 0; t < engine.tokenizer().vocabSize(); t++) {
-            if (engine.tokenizer().isEndOfSequence(t)) {
-                ends.add(t);
-            }
-        }
-        var config = engine.info().config();
-        return new WorkerWelcome.ModelSpec(
-                engine.info().name(),
-                config.vocabSize(),
-                config.seqLen(),
-                engine.tokenizer().bos(),
-                engine.tokenizer().eos(),
-                ends);
     }
 
     /** Work a departed router left on this node's workers is dropped: nobody will read its result. */

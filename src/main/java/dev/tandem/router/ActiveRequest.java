@@ -54,16 +54,12 @@ final class ActiveRequest implements RequestRouter.Handle {
 
     long timerId = -1;
 
-    ActiveRequest(
-            GenerationRequest request,
-            TokenSink sink,
-            Tokenizer tokenizer,
-            int contextLength,
-            long startNanos,
-            Runnable onCancel) {
+    ActiveRequest(GenerationRequest request, TokenSink sink, long startNanos, Runnable onCancel) {
         this.request = request;
         this.sink = sink;
         int[] prompt = request.promptTokens();
+        Tokenizer tokenizer = request.model().tokenizer();
+        int contextLength = request.model().contextLength();
         this.stream = new RequestStream(tokenizer, prompt[prompt.length - 1], request.stopStrings(), sink);
         this.firstTokenStop =
                 new StopCondition(tokenizer, request.stopTokens(), request.maxTokens(), prompt.length, contextLength);
@@ -125,10 +121,11 @@ final class ActiveRequest implements RequestRouter.Handle {
     String summary(String outcome, long nowNanos) {
         String ttft = firstTokenNanos == 0 ? "-" : Long.toString((firstTokenNanos - startNanos) / 1_000_000);
         return String.format(
-                "request %d %s: prefill %s%s, decode %s, attempts %d, prompt %d tokens (cached %d), generated %d,"
-                        + " kv %d bytes, ttft %s ms, %d ms",
+                "request %d %s: model %s, prefill %s%s, decode %s, attempts %d, prompt %d tokens (cached %d),"
+                        + " generated %d, kv %d bytes, ttft %s ms, %d ms",
                 id,
                 outcome,
+                request.model().name(),
                 prefillWorker,
                 local ? " (local)" : "",
                 decodeWorker,

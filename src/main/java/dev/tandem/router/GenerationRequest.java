@@ -10,6 +10,7 @@ import java.util.List;
  * @param stopStrings texts that end generation, matched on the decoded text across token boundaries
  *                    and never included in the output
  * @param sessionKey  affinity key (OpenAI {@code user} or {@code X-Session-Id}), or null
+ * @param model       the model it runs on: its workers, tokenizer and context
  */
 public record GenerationRequest(
         int[] promptTokens,
@@ -17,4 +18,19 @@ public record GenerationRequest(
         Sampling sampling,
         int[] stopTokens,
         List<String> stopStrings,
-        String sessionKey) {}
+        String sessionKey,
+        ServedModel model) {
+
+    /**
+     * Where the session's decode worker is recorded: per model, so a session that talks to two models
+     * keeps a warm worker for each. Null without a session.
+     */
+    public String affinityKey() {
+        return sessionKey == null ? null : affinityKey(model.name(), sessionKey);
+    }
+
+    /** The affinity record of a session with one model (length-prefixed: no name and key can collide). */
+    public static String affinityKey(String modelName, String sessionKey) {
+        return modelName.length() + ":" + modelName + ":" + sessionKey;
+    }
+}

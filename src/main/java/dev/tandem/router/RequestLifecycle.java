@@ -35,7 +35,7 @@ final class RequestLifecycle {
 
     private final RouterLoop loop;
     private final Dispatcher workers;
-    private final PairScheduler pairs;
+    private final ModelSchedulers pairs;
     private final LoadTracker loads;
     private final SessionAffinity affinity;
     private final Admission admission;
@@ -47,7 +47,7 @@ final class RequestLifecycle {
     RequestLifecycle(
             RouterLoop loop,
             Dispatcher workers,
-            PairScheduler pairs,
+            ModelSchedulers pairs,
             LoadTracker loads,
             SessionAffinity affinity,
             Admission admission,
@@ -100,7 +100,8 @@ final class RequestLifecycle {
             return;
         }
         int[] prompt = a.resumePrompt();
-        PairScheduler.Choice choice = pairs.choose(a.request.sessionKey(), a.affinityWorker, prompt, a.failedWorkers);
+        PairScheduler.Choice choice =
+                pairs.choose(a.request.model(), a.request.sessionKey(), a.affinityWorker, prompt, a.failedWorkers);
         if (choice.missingRole() != null) {
             end(a, RetryPolicy.outOfWorkers(choice.missingRole(), a.onlyRefusedForCapacity()), null);
             return;
@@ -352,7 +353,7 @@ final class RequestLifecycle {
     }
 
     private Future<Void> recordAffinity(ActiveRequest a) {
-        String session = a.request.sessionKey();
+        String session = a.request.affinityKey();
         if (session == null || a.decodeWorker == null || a.decodeWorker.equals(a.affinityWorker)) {
             return Future.succeededFuture();
         }

@@ -3,11 +3,12 @@ package dev.tandem.router;
 import dev.tandem.cluster.RequestIds;
 import dev.tandem.cluster.SessionAffinity;
 import dev.tandem.config.RouterSettings;
-import dev.tandem.engine.Tokenizer;
 import dev.tandem.metrics.RouterMetrics;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.TokenEvent;
 import io.vertx.core.Future;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.ToLongFunction;
 
@@ -39,8 +40,6 @@ public final class RequestRouter {
     private final SessionAffinity affinity;
     private final LoadTracker loads;
     private final RouterMetrics metrics;
-    private final Tokenizer tokenizer;
-    private final int contextLength;
     private final RouterSettings settings;
 
     private RequestRouter(Builder b) {
@@ -50,8 +49,6 @@ public final class RequestRouter {
         this.affinity = b.affinity;
         this.loads = b.loads;
         this.metrics = b.metrics;
-        this.tokenizer = b.tokenizer;
-        this.contextLength = b.contextLength;
         this.settings = b.settings;
         this.lifecycle = new RequestLifecycle(
                 b.loop, b.dispatcher, b.pairs, b.loads, b.affinity, admission, b.metrics, b.identity);
@@ -66,12 +63,7 @@ public final class RequestRouter {
     public Handle submit(GenerationRequest request, TokenSink sink) {
         ActiveRequest[] self = new ActiveRequest[1];
         ActiveRequest a = new ActiveRequest(
-                request,
-                sink,
-                tokenizer,
-                contextLength,
-                loop.nanoTime(),
-                () -> loop.execute(() -> lifecycle.end(self[0], null, "cancelled")));
+                request, sink, loop.nanoTime(), () -> loop.execute(() -> lifecycle.end(self[0], null, "cancelled")));
         self[0] = a;
         GenerationFailure refused = admission.admit();
         if (refused != null) {
@@ -99,9 +91,9 @@ public final class RequestRouter {
                     }
                     a.id = id.result();
                     lifecycle.track(a);
-                    Future<String> pinned = request.sessionKey() == null
+                    Future<String> pinned = request.affinityKey() == null
                             ? Future.succeededFuture()
-                            : affinity.lookup(request.sessionKey());
+                            : affinity.lookup(request.affinityKey());
                     pinned.onComplete(worker -> lifecycle.guarded(a, () -> {
                         a.affinityWorker = worker.succeeded() ? worker.result() : null;
                         lifecycle.dispatch(a);
@@ -140,9 +132,16 @@ public final class RequestRouter {
         failover.moveStalled(workerProgressNanos);
     }
 
-    /** Forgets a session's affinity (the seed's evict_kv_affinity): its next request is scheduled afresh. */
-    public Future<Void> forgetSession(String sessionKey) {
-        return affinity.forgetSession(sessionKey);
+    /**
+     * Forgets a session's affinity with each of these models (the seed's evict_kv_affinity): its next
+     * request is scheduled afresh.
+     */
+    public Future<Void> forgetSession(String sessionKey, java.util.Collection<String> models) {
+        List<Future<Void>> forgotten = new ArrayList<>();
+        for (String model : models) {
+            forgotten.add(affinity.forgetSession(GenerationRequest.affinityKey(model, sessionKey)));
+        }
+        return Future.all(forgotten).mapEmpty();
     }
 
     /** Requests with an id and not yet ended. */
@@ -173,15 +172,13 @@ public final class RequestRouter {
     public static final class Builder {
         private RouterLoop loop;
         private Dispatcher dispatcher;
-        private PairScheduler pairs;
+        private ModelSchedulers pairs;
         private LoadTracker loads;
         private SessionAffinity affinity;
         private RequestIds ids;
         private RouterMetrics metrics;
         private RouterSettings settings;
         private RouterIdentity identity;
-        private Tokenizer tokenizer;
-        private int contextLength;
 
         private Builder() {}
 
@@ -195,8 +192,8 @@ public final class RequestRouter {
             return this;
         }
 
-        /** The pair scheduler and the load tracker it reads: the core takes and gives back load there. */
-        public Builder scheduling(PairScheduler pairs, LoadTracker loads) {
+        /** The pair schedulers and the load tracker they read: the core takes and gives back load there. */
+        public Builder scheduling(ModelSchedulers pairs, LoadTracker loads) {
             this.pairs = pairs;
             this.loads = loads;
             return this;
@@ -220,13 +217,6 @@ public final class RequestRouter {
             return this;
         }
 
-        /** The served model's tokenizer (stop rules, text) and context length. */
-        public Builder model(Tokenizer tokenizer, int contextLength) {
-            this.tokenizer = tokenizer;
-            this.contextLength = contextLength;
-            return this;
-        }
-
         public RequestRouter build() {
             Objects.requireNonNull(loop, "loop");
             Objects.requireNonNull(dispatcher, "dispatcher");
@@ -234,7 +224,6 @@ public final class RequestRouter {
             Objects.requireNonNull(affinity, "shared");
             Objects.requireNonNull(metrics, "metrics");
             Objects.requireNonNull(settings, "settings");
-            Objects.requireNonNull(tokenizer, "model");
             return new RequestRouter(this);
         }
     }

@@ -33,7 +33,13 @@ public final class WorkerViews {
     }
 
     public List<WorkerView> of(WorkerRole role) {
+        return of(role, w -> true);
+    }
+
+    /** The workers of a role that {@code which} admits (one model's, say). */
+    public List<WorkerView> of(WorkerRole role, java.util.function.Predicate<WorkerDescriptor> which) {
         return registry.apply(role).stream()
+                .filter(which)
                 .map(w -> new WorkerView(w, inFlight.applyAsInt(w.workerId()), prefillTokens.applyAsLong(w.workerId())))
                 .toList();
     }

@@ -29,6 +29,10 @@ import java.util.Map;
  */
 final class CoreHarness {
     static final int CONTEXT = 512;
+    /** The model every request of the harness runs on (the workers are registered as model "m", fingerprint 7). */
+    static final ServedModel MODEL =
+            new ServedModel("m", 7, CONTEXT, ByteTokenizer.INSTANCE, dev.tandem.engine.ChatTemplate.ROLE_TAGS);
+
     static final int EOS = ByteTokenizer.EOS;
 
     final ManualLoop loop = new ManualLoop();
@@ -62,11 +66,10 @@ final class CoreHarness {
         router = RequestRouter.builder()
                 .loop(loop)
                 .dispatcher(workers)
-                .scheduling(pairs, loads)
+                .scheduling(ModelSchedulers.shared(pairs), loads)
                 .shared(new MapAffinity(), this::nextId)
                 .metrics(new RouterMetrics(registry))
                 .settings(settings, new RouterIdentity("router-t", "node-t"))
-                .model(ByteTokenizer.INSTANCE, CONTEXT)
                 .build();
     }
 
@@ -112,7 +115,7 @@ final class CoreHarness {
         int[] prompt = ByteTokenizer.INSTANCE.encode("hi", true);
         RecordingSink sink = new RecordingSink();
         GenerationRequest request =
-                new GenerationRequest(prompt, maxTokens, Sampling.GREEDY, new int[0], List.of(stops), session);
+                new GenerationRequest(prompt, maxTokens, Sampling.GREEDY, new int[0], List.of(stops), session, MODEL);
         RequestRouter.Handle handle = router.submit(request, sink);
         loop.runPending();
         Submitted submitted = new Submitted(sink, handle, prompt);

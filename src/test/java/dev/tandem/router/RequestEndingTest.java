@@ -162,7 +162,7 @@ class RequestEndingTest {
                     var first = h.submit(2, "alice");
                     String d = h.decoding(1, 65);
                     h.finish(d, first.id(), 1, "length", 66);
-                    assertEquals(d, h.affinity.get("alice"));
+                    assertEquals(d, h.affinity.get(GenerationRequest.affinityKey("m", "alice")), "recorded per model");
                     var second = h.submit(2, "alice");
                     assertEquals(d, h.workers.prefill(2).message.decodeWorkerId());
                     h.decoding(2, 65);

@@ -6,6 +6,8 @@ import dev.tandem.api.OpenAiRequestParser;
 import dev.tandem.cluster.WorkerDirectory;
 import dev.tandem.config.HttpSettings;
 import dev.tandem.router.RequestRouter;
+import dev.tandem.router.ServedModel;
+import dev.tandem.router.ServedModels;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -20,9 +22,9 @@ public final class HttpApi {
 
     /**
      * {@code DELETE /v1/sessions/{key}}: forgets a session's affinity (the seed's evict_kv_affinity); the
-     * session's next request is scheduled as a new session's. 204, whether or not it was known.
+     * session's next request is scheduled as a new session's, with every model served. 204, whether or not it was known.
      */
-    private static void forgetSession(RoutingContext ctx, RequestRouter requests) {
+    private static void forgetSession(RoutingContext ctx, RequestRouter requests, ServedModels models) {
         String key = ctx.pathParam("key");
         if (key == null || key.isEmpty() || key.length() > 256) {
             ErrorResponses.send(
@@ -35,21 +37,23 @@ public final class HttpApi {
                             "invalid_value"));
             return;
         }
-        requests.forgetSession(key).onComplete(ar -> {
-            if (ar.succeeded()) {
-                ctx.response().setStatusCode(204).end();
-            } else {
-                ErrorResponses.send(
-                        ctx.response(),
-                        503,
-                        ErrorBodies.body(
-                                "the session could not be forgotten: "
-                                        + ar.cause().getMessage(),
-                                "service_unavailable",
-                                null,
-                                "cluster_unavailable"));
-            }
-        });
+        requests.forgetSession(
+                        key, models.listed().stream().map(ServedModel::name).toList())
+                .onComplete(ar -> {
+                    if (ar.succeeded()) {
+                        ctx.response().setStatusCode(204).end();
+                    } else {
+                        ErrorResponses.send(
+                                ctx.response(),
+                                503,
+                                ErrorBodies.body(
+                                        "the session could not be forgotten: "
+                                                + ar.cause().getMessage(),
+                                        "service_unavailable",
+                                        null,
+                                        "cluster_unavailable"));
+                    }
+                });
     }
 
     public static Router create(
@@ -57,6 +61,7 @@ public final class HttpApi {
             HttpSettings http,
             OpenAiRequestParser parser,
             RequestRouter disagg,
+            ServedModels served,
             WorkerDirectory directory,
             Supplier<JsonObject> routers,
             Handler<RoutingContext> metrics,
@@ -73,7 +78,7 @@ public final class HttpApi {
                 .handler(body)
                 .handler(new CompletionsHandler(parser, disagg, ApiKind.COMPLETION));
         router.post("/v1/chat/completions").handler(body).handler(new CompletionsHandler(parser, disagg, ApiKind.CHAT));
-        ModelsHandler models = new ModelsHandler(directory);
+        ModelsHandler models = new ModelsHandler(served);
         router.get("/v1/models").handler(models);
         router.get("/v1/models/:model").handler(models::one);
         AdminHandler admin = new AdminHandler(directory);
@@ -82,7 +87,7 @@ public final class HttpApi {
         router.post("/admin/workers/:id/drain")
                 .handler(BodyHandler.create(false).setBodyLimit(4096))
                 .handler(admin::drain);
-        router.delete("/v1/sessions/:key").handler(ctx -> forgetSession(ctx, disagg));
+        router.delete("/v1/sessions/:key").handler(ctx -> forgetSession(ctx, disagg, served));
         router.route("/v1/stream").handler(new WebSocketStreamHandler(parser, disagg, http.maxBodyBytes()));
 
         router.errorHandler(

@@ -1,87 +1,57 @@
 package dev.tandem.api.http;
 
 import dev.tandem.api.ErrorBodies;
-import dev.tandem.cluster.WorkerDirectory;
-import dev.tandem.protocol.WorkerDescriptor;
-import dev.tandem.protocol.WorkerRole;
+import dev.tandem.router.ServedModel;
+import dev.tandem.router.ServedModels;
 import io.vertx.core.Handler;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
-import java.util.Set;
-import java.util.TreeSet;
 
 /**
- * {@code GET /v1/models}: the models the live workers serve — a model is listed once both a prefill
- * and a decode worker for it are registered, since only then can a request be served — with its context
- * length when the workers' model cards say it.
+ * {@code GET /v1/models}: the models requests can be served by now — a model is listed once both a
+ * prefill and a decode worker of it are registered and this router can tokenize for it — each with its
+ * context length.
  */
 final class ModelsHandler implements Handler<RoutingContext> {
-    private final WorkerDirectory directory;
+    private final ServedModels models;
     private final long created = System.currentTimeMillis() / 1000;
 
-    ModelsHandler(WorkerDirectory directory) {
-        this.directory = directory;
+    ModelsHandler(ServedModels models) {
+        this.models = models;
     }
 
     @Override
     public void handle(RoutingContext ctx) {
         JsonArray data = new JsonArray();
-        for (String id : served()) {
-            data.add(model(id));
+        for (ServedModel m : models.listed()) {
+            data.add(model(m));
         }
         ctx.json(new JsonObject().put("object", "list").put("data", data));
     }
 
-    /** {@code GET /v1/models/:model}: one model, or 404 when no live workers serve it. */
+    /** {@code GET /v1/models/:model}: one model, or 404 when it is not listed. */
     void one(RoutingContext ctx) {
         String id = ctx.pathParam("model");
-        if (served().contains(id)) {
-            ctx.json(model(id));
-        } else {
-            ErrorResponses.send(
-                    ctx.response(),
-                    404,
-                    ErrorBodies.body(
-                            "The model '" + id + "' does not exist",
-                            "invalid_request_error",
-                            "model",
-                            "model_not_found"));
-        }
-    }
-
-    private JsonObject model(String id) {
-        JsonObject json = new JsonObject()
-                .put("id", id)
-                .put("object", "model")
-                .put("created", created)
-                .put("owned_by", "tandem");
-        // From the workers' model cards (a bridged worker may announce none): the window requests must fit.
-        int contextLength = 0;
-        for (WorkerRole role : WorkerRole.values()) {
-            for (WorkerDescriptor w : directory.workers(role)) {
-                if (w.model().equals(id) && w.card() != null) {
-                    contextLength = Math.max(contextLength, w.card().contextLength());
-                }
+        for (ServedModel m : models.listed()) {
+            if (m.name().equals(id)) {
+                ctx.json(model(m));
+                return;
             }
         }
-        if (contextLength > 0) {
-            json.put("context_length", contextLength);
-        }
-        return json;
+        ErrorResponses.send(
+                ctx.response(),
+                404,
+                ErrorBodies.body(
+                        "The model '" + id + "' does not exist", "invalid_request_error", "model", "model_not_found"));
     }
 
-    private Set<String> served() {
-        Set<String> served = models(WorkerRole.DECODE);
-        served.retainAll(models(WorkerRole.PREFILL));
-        return served;
-    }
-
-    private Set<String> models(WorkerRole role) {
-        Set<String> out = new TreeSet<>();
-        for (WorkerDescriptor w : directory.workers(role)) {
-            out.add(w.model());
-        }
-        return out;
+    private JsonObject model(ServedModel m) {
+        return new JsonObject()
+                .put("id", m.name())
+                .put("object", "model")
+                .put("created", created)
+                .put("owned_by", "tandem")
+                .put("context_length", m.contextLength());
     }
 }

@@ -5,6 +5,8 @@ import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.WorkerBridgeSettings;
 import dev.tandem.config.WorkerSettings;
 import dev.tandem.protocol.WorkerWelcome;
+import dev.tandem.router.ServedModel;
+import dev.tandem.router.ServedModels;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -31,7 +33,7 @@ public final class WorkerBridge extends VerticleBase {
     private final WorkerSettings workerSettings;
     private final HazelcastInstance hazelcast;
     private final String nodeId;
-    private final WorkerWelcome.ModelSpec model;
+    private final ServedModels models;
     private final Set<WorkerBridgeConnection> connections = new HashSet<>();
     /** Worker ids joined (or joining) here: one connection per id. */
     private final Set<String> ids = new HashSet<>();
@@ -45,14 +47,14 @@ public final class WorkerBridge extends VerticleBase {
             WorkerSettings workerSettings,
             HazelcastInstance hazelcast,
             String nodeId,
-            WorkerWelcome.ModelSpec model,
+            ServedModels models,
             MeterRegistry registry) {
         this.registry = registry;
         this.settings = settings;
         this.workerSettings = workerSettings;
         this.hazelcast = hazelcast;
         this.nodeId = nodeId;
-        this.model = model;
+        this.models = models;
     }
 
     @Override
@@ -142,8 +144,15 @@ public final class WorkerBridge extends VerticleBase {
         return nodeId;
     }
 
-    WorkerWelcome.ModelSpec model() {
-        return model;
+    /** What a worker of that model must agree with, or null when this router cannot tokenize for it. */
+    WorkerWelcome.ModelSpec model(String name) {
+        ServedModel m = models.known(name);
+        return m == null ? null : ModelSpecs.of(m);
+    }
+
+    /** The models workers may join as, for refusals. */
+    java.util.List<String> modelNames() {
+        return models.listed().stream().map(ServedModel::name).toList();
     }
 
     long heartbeatMs() {

@@ -147,11 +147,12 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
             refuse("unauthorized", "the join's 'token' does not match worker-bridge.token", replyAddress);
             return;
         }
-        WorkerWelcome.ModelSpec model = bridge.model();
-        if (!join.model().equals(model.name())) {
+        WorkerWelcome.ModelSpec model = bridge.model(join.model());
+        if (model == null) {
             refuse(
                     "model_mismatch",
-                    "this cluster serves '" + model.name() + "', not '" + join.model() + "'",
+                    "this router knows no model '" + join.model() + "' to tokenize for (serving " + bridge.modelNames()
+                            + "); start it with --model, or a Tandem worker of that model",
                     replyAddress);
             return;
         }
@@ -182,11 +183,11 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
                 }
                 return;
             }
-            admit(w, join, replyAddress);
+            admit(w, join, model, replyAddress);
         });
     }
 
-    private void admit(ExternalWorker w, WorkerJoin join, String replyAddress) {
+    private void admit(ExternalWorker w, WorkerJoin join, WorkerWelcome.ModelSpec model, String replyAddress) {
         String id = w.id();
         pending = new PendingReplies(bridge.vertx(), bridge.settings().replyTimeoutMs(), "external worker " + id);
         for (String address : ExternalWorker.addresses(join.role(), id)) {
@@ -217,7 +218,7 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
                     bridge.nodeId(),
                     bridge.heartbeatMs(),
                     bridge.idleTimeoutMs(),
-                    bridge.model(),
+                    model,
                     ExternalWorker.addresses(join.role(), id));
             if (replyAddress != null) {
                 socket.write(BridgeFrames.message(replyAddress, WorkerWelcome.CODEC.encode(welcome), null, true));

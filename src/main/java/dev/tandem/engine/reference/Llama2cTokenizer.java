@@ -54,7 +54,15 @@ public final class Llama2cTokenizer implements Tokenizer {
 
     /** Loads exactly {@code vocabSize} token records (as run.c does with the model's vocab size). */
     public static Llama2cTokenizer load(Path file, int vocabSize) throws IOException {
-        ByteBuffer buf = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+        return read(Files.readAllBytes(file), vocabSize, file.toString());
+    }
+
+    /**
+     * Reads a {@code tokenizer.bin} image: every token record, or exactly {@code vocabSize} of them when it
+     * is not negative. {@code source} names the image in errors.
+     */
+    public static Llama2cTokenizer read(byte[] image, int vocabSize, String source) throws IOException {
+        ByteBuffer buf = ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN);
         try {
             int maxTokenLength = buf.getInt();
             int capacity = vocabSize >= 0 ? vocabSize : buf.remaining() / 8;
@@ -65,7 +73,7 @@ public final class Llama2cTokenizer implements Tokenizer {
                 scores[n] = buf.getFloat();
                 int len = buf.getInt();
                 if (len < 0) {
-                    throw new IOException(file + ": token " + n + " has invalid length " + len);
+                    throw new IOException(source + ": token " + n + " has invalid length " + len);
                 }
                 if (len > buf.remaining()) {
                     throw new BufferUnderflowException();
@@ -76,14 +84,30 @@ public final class Llama2cTokenizer implements Tokenizer {
             }
             if (n < BYTE_OFFSET + 256) {
                 throw new IOException(
-                        file + ": " + n + " tokens, a llama2.c tokenizer needs at least 259 (3 special + 256 bytes)");
+                        source + ": " + n + " tokens, a llama2.c tokenizer needs at least 259 (3 special + 256 bytes)");
             }
             return new Llama2cTokenizer(
                     java.util.Arrays.copyOf(pieces, n), java.util.Arrays.copyOf(scores, n), maxTokenLength);
         } catch (BufferUnderflowException e) {
-            throw new IOException(file + ": truncated tokenizer file"
+            throw new IOException(source + ": truncated tokenizer file"
                     + (vocabSize >= 0 ? " (expected " + vocabSize + " tokens)" : ""));
         }
+    }
+
+    /** This vocabulary as a {@code tokenizer.bin} image, which {@link #read} turns back into an equal tokenizer. */
+    public byte[] image() {
+        int size = 4;
+        for (String p : pieces) {
+            size += 8 + p.length();
+        }
+        ByteBuffer buf = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
+        buf.putInt(maxTokenLength);
+        for (int i = 0; i < pieces.length; i++) {
+            buf.putFloat(scores[i]);
+            buf.putInt(pieces[i].length());
+            buf.put(pieces[i].getBytes(StandardCharsets.ISO_8859_1));
+        }
+        return buf.array();
     }
 
     @Override

@@ -19,6 +19,8 @@ import dev.tandem.engine.SamplingParams;
 import dev.tandem.engine.reference.ReferenceEngine;
 import dev.tandem.node.TandemNode;
 import dev.tandem.protocol.WorkerLoad;
+import dev.tandem.router.ServedModel;
+import dev.tandem.router.ServedModels;
 import dev.tandem.worker.DecodeWorkerVerticle;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -314,10 +316,12 @@ class WebSocketStreamTest {
         try {
             TandemConfig config = TestNodes.config();
             var http = config.http().withApiKeys(List.of("sk-test"));
-            OpenAiRequestParser parser =
-                    new OpenAiRequestParser(reference.info(), reference.tokenizer(), reference.chatTemplate(), 16);
+            OpenAiRequestParser parser = new OpenAiRequestParser(
+                    ServedModels.single(
+                            ServedModel.of(reference.info(), reference.tokenizer(), reference.chatTemplate())),
+                    16);
             HttpServer server = vertx.createHttpServer()
-                    .requestHandler(HttpApi.create(vertx, http, parser, null, null, null, ctx -> ctx.end()))
+                    .requestHandler(HttpApi.create(vertx, http, parser, null, null, null, null, ctx -> ctx.end()))
                     .listen(0, "127.0.0.1")
                     .await();
             URI uri = URI.create("ws://127.0.0.1:" + server.actualPort() + "/v1/stream");

@@ -1,0 +1,50 @@
+package dev.tandem.engine.reference;
+
+import dev.tandem.engine.Tokenizer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * A tokenizer as bytes, so that a router can tokenize for a model it never loaded: a tag naming the
+ * kind ({@code TTK1 byte} for the byte tokenizer, {@code TTK1 llama2c} followed by the
+ * {@code tokenizer.bin} image), read back by {@link #read}. The image carries the vocabulary only;
+ * whoever reads one checks it against the {@link dev.tandem.engine.TokenizerIdentity} it was filed under.
+ */
+public final class TokenizerImages {
+    private static final byte[] BYTE = "TTK1 byte\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] LLAMA2C = "TTK1 llama2c\n".getBytes(StandardCharsets.US_ASCII);
+
+    private TokenizerImages() {}
+
+    /** The image of a tokenizer this package knows; any other kind throws {@link IllegalArgumentException}. */
+    public static byte[] of(Tokenizer tokenizer) {
+        if (tokenizer instanceof ByteTokenizer) {
+            return BYTE.clone();
+        }
+        if (tokenizer instanceof Llama2cTokenizer t) {
+            byte[] image = t.image();
+            byte[] out = Arrays.copyOf(LLAMA2C, LLAMA2C.length + image.length);
+            System.arraycopy(image, 0, out, LLAMA2C.length, image.length);
+            return out;
+        }
+        throw new IllegalArgumentException(
+                "no image format for a " + tokenizer.getClass().getSimpleName());
+    }
+
+    /** The tokenizer an image describes; a malformed or unknown image is an {@link IOException}. */
+    public static Tokenizer read(byte[] image) throws IOException {
+        if (Arrays.equals(image, BYTE)) {
+            return ByteTokenizer.INSTANCE;
+        }
+        if (startsWith(image, LLAMA2C)) {
+            return Llama2cTokenizer.read(
+                    Arrays.copyOfRange(image, LLAMA2C.length, image.length), -1, "llama2c tokenizer image");
+        }
+        throw new IOException("not a tokenizer image (" + image.length + " bytes of an unknown kind)");
+    }
+
+    private static boolean startsWith(byte[] image, byte[] tag) {
+        return image.length >= tag.length && Arrays.equals(image, 0, tag.length, tag, 0, tag.length);
+    }
+}

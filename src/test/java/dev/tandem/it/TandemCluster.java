@@ -33,8 +33,19 @@ import java.util.stream.Stream;
  * one to join forms a cluster of its own. Start a prefill worker first as the seed and kill others.
  */
 public final class TandemCluster implements AutoCloseable {
-    /** A node to start: its name (log file), mode and worker id (workers only). */
-    public record Node(String name, String mode, String workerId) {
+    /** A node to start: its name (log file), mode, worker id (workers only) and options of its own. */
+    public record Node(String name, String mode, String workerId, List<String> args) {
+        public Node(String name, String mode, String workerId) {
+            this(name, mode, workerId, List.of());
+        }
+
+        /** The same node with more command-line options (e.g. {@code --model} for a model of its own). */
+        public Node with(String... more) {
+            List<String> all = new ArrayList<>(args);
+            all.addAll(List.of(more));
+            return new Node(name, mode, workerId, List.copyOf(all));
+        }
+
         public static Node prefill(String workerId) {
             return new Node(workerId, "prefill", workerId);
         }
@@ -159,6 +170,7 @@ public final class TandemCluster implements AutoCloseable {
         if (node.workerId() != null) {
             args.addAll(List.of("--worker-id", node.workerId()));
         }
+        args.addAll(node.args());
         TandemProcess p = TandemProcess.launch(node.name(), node.mode(), args, dir);
         processes.add(p);
         return p;

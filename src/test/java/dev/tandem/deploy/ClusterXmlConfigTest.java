@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
 /**
  * conf/cluster-local.xml and conf/cluster-k8s.xml, read by Hazelcast's own XmlConfigBuilder (which
  * validates against hazelcast-config-5.6.xsd): local joins by TCP-IP on loopback only; k8s by the
- * Kubernetes plugin, looking for exactly the headless Service that k8s/ defines.
+ * Kubernetes plugin, looking for exactly the headless Service that k8s/base defines.
  */
 class ClusterXmlConfigTest {
     static final Path LOCAL = Path.of("conf", "cluster-local.xml");
@@ -97,7 +97,7 @@ class ClusterXmlConfigTest {
         assertFalse(props.containsKey("service-dns"));
         assertFalse(props.containsKey("service-name"));
 
-        // ... and it names the headless Service of k8s/, in the namespace k8s/ deploys into.
+        // ... and it names the headless Service of k8s/base, in the namespace it deploys into.
         K8sManifests m = K8sManifests.load(K8sManifestsTest.K8S);
         assertEquals(m.namespace(), props.get("namespace"));
         List<Service> labelled = m.all(Service.class).stream()

@@ -119,7 +119,7 @@ final class K8sClusterChecks {
                 Path path = k8s.dir.resolve(file).normalize();
                 if (!path.startsWith(k8s.dir.normalize())) {
                     p.add("configMapGenerator file " + f
-                            + " is outside k8s/: kustomize refuses it without --load-restrictor");
+                            + " is outside the kustomization: kustomize refuses it without --load-restrictor");
                 } else if (!Files.isRegularFile(path)) {
                     p.add("configMapGenerator file " + f + " does not exist");
                 }

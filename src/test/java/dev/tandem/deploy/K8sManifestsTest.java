@@ -34,20 +34,20 @@ import org.junit.jupiter.params.provider.MethodSource;
 import tools.jackson.databind.JsonNode;
 
 /**
- * k8s/ is what {@code kubectl apply -k k8s/} deploys. Every document is read strictly into the fabric8
+ * k8s/base is what {@code kubectl apply -k k8s/base} deploys. Every document is read strictly into the fabric8
  * model of its kind (a misspelled field fails, as the API server would reject or silently drop it), and
  * the manifests are checked against each other, against the Hazelcast XML they mount, against the
  * tandem.yaml keys their environment overrides, and against the image the pom's Jib config builds.
- * The negative cases break one thing each in a copy of k8s/ and show that the check catches it.
+ * The negative cases break one thing each in a copy of k8s/base and show that the check catches it.
  */
 class K8sManifestsTest {
-    static final Path K8S = Path.of("k8s");
+    static final Path K8S = Path.of("k8s", "base");
     static final Path CONF = Path.of("conf");
 
     @Test
     void manifestsParseStrictlyAndHangTogether() throws IOException {
         K8sManifests m = K8sManifests.load(K8S);
-        assertEquals(List.of(), check(K8S, m), "k8s/ problems");
+        assertEquals(List.of(), check(K8S, m), "k8s/base problems");
         // The kinds the issue asks for are all there.
         Set<String> kinds =
                 Set.copyOf(m.docs.stream().map(K8sManifests.Doc::kind).toList());
@@ -67,12 +67,12 @@ class K8sManifestsTest {
 
     @Test
     void mountedConfigFilesAreTheRepositorysOwn() throws IOException {
-        // kustomize will not read files outside k8s/ (without --load-restrictor), so k8s/config holds copies.
+        // kustomize will not read files outside k8s/base (without --load-restrictor), so k8s/base/config holds copies.
         for (String f : List.of("tandem.yaml", "cluster-k8s.xml")) {
             assertEquals(
                     Files.readString(CONF.resolve(f)),
                     Files.readString(K8S.resolve("config").resolve(f)),
-                    "k8s/config/" + f + " must equal conf/" + f + ": cp conf/" + f + " k8s/config/" + f);
+                    "k8s/base/config/" + f + " must equal conf/" + f + ": cp conf/" + f + " k8s/base/config/" + f);
         }
     }
 
@@ -136,7 +136,7 @@ class K8sManifestsTest {
                         "kustomization.yaml",
                         "      - config/tandem.yaml\n",
                         "      - ../conf/tandem.yaml\n",
-                        "outside k8s/"),
+                        "outside the kustomization"),
                 Arguments.of(
                         "prefill.yaml",
                         "serviceAccountName: tandem",
@@ -357,7 +357,7 @@ class K8sManifestsTest {
         }
     }
 
-    private static boolean onPath(String command) {
+    static boolean onPath(String command) {
         String path = System.getenv("PATH");
         return path != null
                 && Stream.of(path.split(java.io.File.pathSeparator))

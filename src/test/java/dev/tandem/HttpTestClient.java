@@ -53,6 +53,19 @@ public final class HttpTestClient {
                 HttpResponse.BodyHandlers.ofString());
     }
 
+    /** The ids {@code GET /v1/models} lists, sorted; anything but 200 is an assertion error. */
+    public java.util.List<String> modelIds() {
+        HttpResponse<String> r = send(request("/v1/models").GET().build());
+        if (r.statusCode() != 200) {
+            throw new AssertionError("GET /v1/models: " + r.statusCode() + " " + r.body());
+        }
+        return new io.vertx.core.json.JsonObject(r.body())
+                .getJsonArray("data").stream()
+                        .map(m -> ((io.vertx.core.json.JsonObject) m).getString("id"))
+                        .sorted()
+                        .toList();
+    }
+
     /** The token ids of the first choice of a non-streamed completion. */
     public static int[] tokenIds(HttpResponse<String> response) {
         JsonArray ids = new JsonObject(response.body())

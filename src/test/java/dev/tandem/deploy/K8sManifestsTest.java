@@ -257,18 +257,7 @@ class K8sManifestsTest {
     @Test
     void kubectlKustomizeRendersIt() throws Exception {
         Assumptions.assumeTrue(onPath("kubectl"), "kubectl not installed");
-        Process p = new ProcessBuilder("kubectl", "kustomize", K8S.toString())
-                .redirectErrorStream(false)
-                .start();
-        byte[] out;
-        byte[] err;
-        try (InputStream o = p.getInputStream();
-                InputStream e = p.getErrorStream()) {
-            out = o.readAllBytes();
-            err = e.readAllBytes();
-        }
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "kubectl kustomize hung");
-        assertEquals(0, p.exitValue(), () -> "kubectl kustomize failed: " + new String(err, StandardCharsets.UTF_8));
+        byte[] out = kustomize(K8S);
         Path rendered = Files.createTempFile("tandem-k8s", ".yaml");
         try {
             Files.write(rendered, out);
@@ -355,6 +344,21 @@ class K8sManifestsTest {
                 }
             }
         }
+    }
+
+    /** What {@code kubectl kustomize dir} renders; a failure or a hang is an assertion error. */
+    static byte[] kustomize(Path dir) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("kubectl", "kustomize", dir.toString()).start();
+        byte[] out;
+        byte[] err;
+        try (InputStream o = p.getInputStream();
+                InputStream e = p.getErrorStream()) {
+            out = o.readAllBytes();
+            err = e.readAllBytes();
+        }
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "kubectl kustomize hung");
+        assertEquals(0, p.exitValue(), () -> "kubectl kustomize failed: " + new String(err, StandardCharsets.UTF_8));
+        return out;
     }
 
     static boolean onPath(String command) {

@@ -9,13 +9,11 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,16 +34,7 @@ class K8sTwoModelsOverlayTest {
     @BeforeAll
     void render() throws Exception {
         Assumptions.assumeTrue(K8sManifestsTest.onPath("kubectl"), "kubectl not installed");
-        Process p = new ProcessBuilder("kubectl", "kustomize", OVERLAY.toString()).start();
-        byte[] out;
-        byte[] err;
-        try (InputStream o = p.getInputStream();
-                InputStream e = p.getErrorStream()) {
-            out = o.readAllBytes();
-            err = e.readAllBytes();
-        }
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "kubectl kustomize hung");
-        assertEquals(0, p.exitValue(), () -> "kubectl kustomize failed: " + new String(err, StandardCharsets.UTF_8));
+        byte[] out = K8sManifestsTest.kustomize(OVERLAY);
         for (JsonNode doc : K8sManifests.readDocuments(new String(out, StandardCharsets.UTF_8))) {
             objects.add(K8sManifests.parse("rendered", doc));
         }

@@ -81,19 +81,9 @@ class MultiModelClusterIT extends ClusterIT {
         http = cluster.http(router);
         cluster.awaitWorkers(router, 2, 2);
         TestNodes.awaitTrue(
-                () -> models().equals(List.of(STORIES, "tandem-builtin")),
+                () -> http.modelIds().equals(List.of(STORIES, "tandem-builtin")),
                 Duration.ofSeconds(30),
                 "/v1/models to list both models");
-    }
-
-    private List<String> models() {
-        HttpResponse<String> r = http.send(http.request("/v1/models").GET().build());
-        assertEquals(200, r.statusCode(), r.body());
-        return new JsonObject(r.body())
-                .getJsonArray("data").stream()
-                        .map(m -> ((JsonObject) m).getString("id"))
-                        .sorted()
-                        .toList();
     }
 
     private HttpResponse<String> complete(String model, String prompt, int maxTokens, long seed) {
@@ -175,7 +165,7 @@ class MultiModelClusterIT extends ClusterIT {
         storiesPrefill.kill9();
         storiesDecode.kill9();
         TestNodes.awaitTrue(
-                () -> models().equals(List.of("tandem-builtin")),
+                () -> http.modelIds().equals(List.of("tandem-builtin")),
                 Duration.ofMillis(REGISTRY_TTL_MS + 2000),
                 "the killed model to leave /v1/models");
         System.out.printf(

@@ -84,18 +84,8 @@ class MultiModelServingTest {
         }
     }
 
-    private List<String> models() {
-        HttpResponse<String> r = http.send(http.request("/v1/models").GET().build());
-        assertEquals(200, r.statusCode(), r.body());
-        return new JsonObject(r.body())
-                .getJsonArray("data").stream()
-                        .map(m -> ((JsonObject) m).getString("id"))
-                        .sorted()
-                        .toList();
-    }
-
     private void awaitModels(List<String> expected) {
-        TestNodes.awaitTrue(() -> models().equals(expected), "/v1/models to list " + expected);
+        TestNodes.awaitTrue(() -> http.modelIds().equals(expected), "/v1/models to list " + expected);
     }
 
     private static JsonObject completion(String model, String prompt, int maxTokens, long seed) {

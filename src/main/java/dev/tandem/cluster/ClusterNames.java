@@ -17,5 +17,12 @@ public final class ClusterNames {
      */
     public static final String TOKENIZERS = "tandem.tokenizers";
 
+    /**
+     * IMap model name → the fingerprint of the weights that hold it, claimed atomically by the first
+     * worker of the model and kept alive by every heartbeat of its workers (TTL as the registry's): a
+     * name means one model, even when workers of two start at the same instant.
+     */
+    public static final String MODELS = "tandem.models";
+
     private ClusterNames() {}
 }

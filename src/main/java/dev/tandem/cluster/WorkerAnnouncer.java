@@ -18,6 +18,7 @@ public final class WorkerAnnouncer {
 
     private final Vertx vertx;
     private final IMap<String, String> map;
+    private final IMap<String, Long> models;
     private final long heartbeatMs;
     private final long ttlMs;
     private java.util.function.Supplier<WorkerDescriptor> descriptor;
@@ -29,6 +30,7 @@ public final class WorkerAnnouncer {
     public WorkerAnnouncer(Vertx vertx, HazelcastInstance hazelcast, long heartbeatMs, long ttlMs) {
         this.vertx = vertx;
         this.map = hazelcast.getMap(ClusterNames.WORKERS);
+        this.models = hazelcast.getMap(ClusterNames.MODELS);
         this.heartbeatMs = heartbeatMs;
         this.ttlMs = ttlMs;
     }
@@ -59,11 +61,23 @@ public final class WorkerAnnouncer {
     }
 
     /**
-     * Why {@code d} may not join: another registered worker serves a model of the same name with other
-     * weights (another fingerprint). KV of one model must never reach the other, and a name must say
-     * which model a request gets, so the later worker is refused. Null when there is no such worker.
+     * Why {@code d} may not join: its model's name is held by other weights (another fingerprint). KV of
+     * one model must never reach the other, and a name must say which model a request gets, so the
+     * later worker is refused. The name is claimed atomically ({@link ClusterNames#MODELS}), so of two
+     * workers starting at once only one set of weights gets it. Null when {@code d} may join.
      */
     private String conflict(WorkerDescriptor d) {
+        Long holder = models.putIfAbsent(d.model(), d.modelFingerprint(), ttlMs + 1000, TimeUnit.MILLISECONDS);
+        if (holder != null && holder != d.modelFingerprint()) {
+            String worker = registeredWorkerOf(d.model(), holder);
+            return "worker " + d.workerId() + " refused: model '" + d.model() + "' is already served by "
+                    + (worker == null ? "workers" : "worker " + worker) + " with fingerprint "
+                    + Long.toHexString(holder) + ", this worker's weights have fingerprint "
+                    + Long.toHexString(d.modelFingerprint())
+                    + " — two different models under one name; give one of them another name (a checkpoint "
+                    + "is named after its file), or wait until the other's workers have been gone for "
+                    + (ttlMs + 1000) + " ms";
+        }
         for (String json : map.values()) {
             WorkerDescriptor other = WorkerDescriptor.CODEC.decode(new io.vertx.core.json.JsonObject(json));
             if (!other.workerId().equals(d.workerId())
@@ -74,6 +88,17 @@ public final class WorkerAnnouncer {
                         + ", this worker's weights have fingerprint " + Long.toHexString(d.modelFingerprint())
                         + " — two different models under one name; give one of them another name (a checkpoint "
                         + "is named after its file)";
+            }
+        }
+        return null;
+    }
+
+    /** A registered worker of that model and fingerprint, or null. */
+    private String registeredWorkerOf(String model, long fingerprint) {
+        for (String json : map.values()) {
+            WorkerDescriptor w = WorkerDescriptor.CODEC.decode(new io.vertx.core.json.JsonObject(json));
+            if (w.model().equals(model) && w.modelFingerprint() == fingerprint) {
+                return w.workerId();
             }
         }
         return null;
@@ -113,6 +138,8 @@ public final class WorkerAnnouncer {
         WorkerDescriptor d = descriptor.get();
         workerId = d.workerId();
         String json = WorkerDescriptor.CODEC.encode(d).encode();
+        // The model's name stays claimed while any of its workers lives (not awaited: the entry is what counts).
+        models.setAsync(d.model(), d.modelFingerprint(), ttlMs + 1000, TimeUnit.MILLISECONDS);
         // Hazelcast keeps expiry in whole seconds, so a TTL of N ms may lapse after N - 1000: a second of
         // slack keeps a live worker from flickering out of the registry between heartbeats.
         return Future.fromCompletionStage(

@@ -173,10 +173,20 @@ class MultiModelClusterIT extends ClusterIT {
                 STORIES, (System.nanoTime() - killed) / 1_000_000, REGISTRY_TTL_MS);
         HttpResponse<String> gone = complete(STORIES, "hi", 4, 1);
         assertEquals(503, gone.statusCode(), gone.body());
+        // The listing drops the model when either role is gone; the model itself goes with its last worker
+        // (the two JVMs' departures are noticed one after the other), then it is no longer a candidate.
+        TestNodes.awaitTrue(
+                () -> complete(null, "hi", 4, 1).statusCode() == 200,
+                Duration.ofMillis(REGISTRY_TTL_MS + 2000),
+                "the remaining model to be the default");
         HttpResponse<String> builtin = complete("tandem-builtin", "Still here", 16, 3);
         assertEquals(200, builtin.statusCode(), builtin.body());
         assertArrayEquals(alone(Completion.ENGINE, "Still here", 16, 3), ids(builtin));
-        // The only model left is the default again.
-        assertEquals(200, complete(null, "hi", 4, 1).statusCode());
+        HttpResponse<String> stillGone = complete(STORIES, "hi", 4, 1);
+        assertEquals(503, stillGone.statusCode(), stillGone.body());
+        assertEquals(
+                "model_unavailable",
+                new JsonObject(stillGone.body()).getJsonObject("error").getString("code"),
+                "a model served before is unavailable, not unknown");
     }
 }

@@ -1,7 +1,6 @@
 package dev.tandem.engine.reference;
 
 import static dev.tandem.engine.reference.TransformerMath.attentionHead;
-import static dev.tandem.engine.reference.TransformerMath.matmulColumns;
 import static dev.tandem.engine.reference.TransformerMath.rmsnorm;
 import static dev.tandem.engine.reference.TransformerMath.rope;
 import static dev.tandem.engine.reference.TransformerMath.ropeAngles;
@@ -23,6 +22,7 @@ import java.util.function.BooleanSupplier;
  */
 final class BatchForward {
     private final PackedWeights w;
+    private final ParallelMatmul mm;
     private final int batch;
     private final int dim;
     private final int kvDim;
@@ -43,9 +43,10 @@ final class BatchForward {
     private final float[] sin;
     private final float[] att;
 
-    BatchForward(PackedWeights weights, int batch) {
+    BatchForward(PackedWeights weights, ParallelMatmul mm, int batch) {
         ModelConfig c = weights.config;
         this.w = weights;
+        this.mm = mm;
         this.batch = batch;
         this.dim = c.dim();
         this.kvDim = c.kvDim();
@@ -84,9 +85,9 @@ final class BatchForward {
             for (int b = 0; b < batch; b++) {
                 rmsnorm(xb[b], 0, x[b], 0, w.rmsAtt[l], 0, dim);
             }
-            matmulColumns(q, xb, w.wq[l], dim, dim, batch);
-            matmulColumns(k, xb, w.wk[l], dim, kvDim, batch);
-            matmulColumns(v, xb, w.wv[l], dim, kvDim, batch);
+            mm.matmulBlocks(q, xb, w.wq[l], dim, dim, batch);
+            mm.matmulBlocks(k, xb, w.wk[l], dim, kvDim, batch);
+            mm.matmulBlocks(v, xb, w.wv[l], dim, kvDim, batch);
             for (int b = 0; b < batch; b++) {
                 rope(q[b], 0, dim, headSize, cos, sin, b * half);
                 rope(k[b], 0, kvDim, headSize, cos, sin, b * half);
@@ -100,17 +101,17 @@ final class BatchForward {
                     attentionHead(q[b], h * headSize, caches[b], l, h / kvMul, positions[b], att, xb[b], h * headSize);
                 }
             }
-            matmulColumns(xb2, xb, w.wo[l], dim, dim, batch);
+            mm.matmulBlocks(xb2, xb, w.wo[l], dim, dim, batch);
             for (int b = 0; b < batch; b++) {
                 addInPlace(x[b], xb2[b], dim);
                 rmsnorm(xb[b], 0, x[b], 0, w.rmsFfn[l], 0, dim);
             }
-            matmulColumns(hb, xb, w.w1[l], dim, hidden, batch);
-            matmulColumns(hb2, xb, w.w3[l], dim, hidden, batch);
+            mm.matmulBlocks(hb, xb, w.w1[l], dim, hidden, batch);
+            mm.matmulBlocks(hb2, xb, w.w3[l], dim, hidden, batch);
             for (int b = 0; b < batch; b++) {
                 swiglu(hb[b], hb2[b], 0, hidden);
             }
-            matmulColumns(xb, hb, w.w2[l], hidden, dim, batch);
+            mm.matmulBlocks(xb, hb, w.w2[l], hidden, dim, batch);
             for (int b = 0; b < batch; b++) {
                 addInPlace(x[b], xb[b], dim);
             }
@@ -125,7 +126,7 @@ final class BatchForward {
             rmsnorm(normed[i], 0, x[entries[i]], 0, w.rmsFinal, 0, dim);
         }
         float[][] out = new float[n][w.config.vocabSize()];
-        matmulColumns(out, normed, w.classifier, dim, w.config.vocabSize(), n);
+        mm.matmulBlocks(out, normed, w.classifier, dim, w.config.vocabSize(), n);
         return out;
     }
 

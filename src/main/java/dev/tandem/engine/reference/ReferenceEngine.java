@@ -36,6 +36,10 @@ public final class ReferenceEngine implements Engine {
 
     private final ModelInfo info;
     private final PackedWeights weights;
+    /** Big products split over the machine's cores (decode is bound by reading weights; see ParallelMatmul). */
+    private final ParallelMatmul matmul =
+            new ParallelMatmul(Runtime.getRuntime().availableProcessors());
+
     private final Tokenizer tokenizer;
     private final KvLayout layout;
 
@@ -136,7 +140,7 @@ public final class ReferenceEngine implements Engine {
                 chunk[i] = tokens[from + i];
             }
             cache.ensureCapacity(start + from + n);
-            BatchForward forward = new BatchForward(weights, n);
+            BatchForward forward = new BatchForward(weights, matmul, n);
             forward.layers(caches, positions, chunk, cancelled);
             cache.setLength(start + from + n);
             if (from + n == tokens.length) {
@@ -174,7 +178,7 @@ public final class ReferenceEngine implements Engine {
         for (int i = 0; i < n; i++) {
             batch[i].ensureCapacity(positions[i] + 1);
         }
-        BatchForward forward = new BatchForward(weights, n);
+        BatchForward forward = new BatchForward(weights, matmul, n);
         forward.layers(batch, positions, tokens, null);
         for (int i = 0; i < n; i++) {
             batch[i].setLength(positions[i] + 1);

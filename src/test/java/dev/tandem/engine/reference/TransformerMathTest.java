@@ -123,7 +123,7 @@ class TransformerMathTest {
     /** Whatever the batch and the tiling, each row · sequence is the plain j-order float sum of matmul. */
     @ParameterizedTest
     @MethodSource("shapes")
-    void matmulColumnsIsBitIdenticalToRowDots(int n, int d, int batch) {
+    void matmulBlocksIsBitIdenticalToRowDots(int n, int d, int batch) {
         SplitMix64 rng = new SplitMix64(31L * n + d + batch);
         float[] w = new float[n * d];
         for (int i = 0; i < w.length; i++) {
@@ -136,7 +136,7 @@ class TransformerMathTest {
             }
         }
         float[][] out = new float[batch][d];
-        TransformerMath.matmulColumns(out, x, TransformerMath.columns(w, d, n), n, d, batch);
+        TransformerMath.matmulBlocks(out, x, TransformerMath.rowBlocks(w, d, n), n, d, batch);
         float[] expected = new float[d];
         for (int b = 0; b < batch; b++) {
             TransformerMath.matmul(expected, x[b], w, n, d);

@@ -25,6 +25,8 @@ public final class Addresses {
     public static final String CONSOLE_CLUSTER = "tandem.console.cluster";
     /** Every worker with a KV cache publishes its {@link KvCacheEvents} here; every router listens. */
     public static final String KV_EVENTS = "tandem.kv.events";
+    /** {@code tandem bench kv}'s receiving end: KV chunks as a decode worker gets them, acknowledged at the last. */
+    public static final String BENCH_KV = "tandem.bench.kv";
 
     /** Prefix of the addresses bridge clients register to receive their tokens. */
     public static final String CLIENT_PREFIX = "tandem.client.";

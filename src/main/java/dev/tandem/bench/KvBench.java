@@ -1,0 +1,191 @@
+package dev.tandem.bench;
+
+import dev.tandem.protocol.Addresses;
+import dev.tandem.protocol.KvChunk;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetSocket;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * One KV transfer as Tandem makes it — chunks over the clustered event bus, fire-and-forget with the
+ * KV_CACHE headers, the last one a request whose reply is the acknowledgement — next to the same bytes
+ * over one raw loopback TCP socket, to a peer JVM ({@link KvPeerCommand}). Each size is sent
+ * {@code repeats} times after a warm-up; the median time gives MiB/s.
+ */
+public final class KvBench {
+
+    /** MiB/s per size (MiB) over each path. */
+    public record Result(List<Integer> sizesMib, Map<Integer, Double> eventBus, Map<Integer, Double> rawTcp) {
+
+        /** {@code {"sizes_mib": [...], "eventbus_mib_s": {SIZE: x}, "raw_tcp_mib_s": {SIZE: x}}}: other tools read it. */
+        public JsonObject summary() {
+            return new JsonObject()
+                    .put("sizes_mib", new JsonArray(new ArrayList<>(sizesMib)))
+                    .put("eventbus_mib_s", rates(eventBus))
+                    .put("raw_tcp_mib_s", rates(rawTcp));
+        }
+
+        private static JsonObject rates(Map<Integer, Double> rates) {
+            JsonObject out = new JsonObject();
+            rates.forEach((size, rate) -> out.put(Integer.toString(size), Math.round(rate * 10) / 10.0));
+            return out;
+        }
+    }
+
+    private final Vertx vertx;
+    private final int peerTcpPort;
+    private final int chunkBytes;
+    private final int repeats;
+    private long transfer;
+
+    public KvBench(Vertx vertx, int peerTcpPort, int chunkBytes, int repeats) {
+        this.vertx = vertx;
+        this.peerTcpPort = peerTcpPort;
+        this.chunkBytes = chunkBytes;
+        this.repeats = repeats;
+    }
+
+    public Result run(List<Integer> sizesMib, PrintStream out) {
+        NetClient client = vertx.createNetClient();
+        NetSocket socket = client.connect(peerTcpPort, "127.0.0.1").await();
+        TcpReplies replies = new TcpReplies(socket);
+        Map<Integer, Double> eventBus = new TreeMap<>();
+        Map<Integer, Double> raw = new TreeMap<>();
+        out.printf("  %8s  %14s  %14s  %6s%n", "MiB", "event bus MiB/s", "raw TCP MiB/s", "ratio");
+        // Warm-up: the JIT, the connections and the peer's consumer registration.
+        for (int i = 0; i < 3; i++) {
+            viaEventBus(payload(4));
+            viaTcp(socket, replies, payload(4));
+        }
+        for (int size : sizesMib) {
+            Buffer payload = payload(size);
+            long[] bus = new long[repeats];
+            long[] tcp = new long[repeats];
+            for (int r = 0; r < repeats; r++) {
+                bus[r] = viaEventBus(payload);
+                tcp[r] = viaTcp(socket, replies, payload);
+            }
+            double busRate = size / (median(bus) / 1e9);
+            double tcpRate = size / (median(tcp) / 1e9);
+            eventBus.put(size, busRate);
+            raw.put(size, tcpRate);
+            out.printf("  %8d  %14.1f  %14.1f  %5.0f%%%n", size, busRate, tcpRate, 100 * busRate / tcpRate);
+        }
+        socket.close().await();
+        client.close().await();
+        return new Result(List.copyOf(sizesMib), eventBus, raw);
+    }
+
+    private static Buffer payload(int mib) {
+        byte[] bytes = new byte[mib << 20];
+        ThreadLocalRandom.current().nextBytes(bytes);
+        return Buffer.buffer(bytes);
+    }
+
+    /** Nanoseconds from the first chunk sent to the acknowledgement. Blocks the caller (not an event loop). */
+    private long viaEventBus(Buffer payload) {
+        long id = ++transfer;
+        Promise<Long> done = Promise.promise();
+        vertx.runOnContext(v -> {
+            long start = System.nanoTime();
+            int chunks = (payload.length() + chunkBytes - 1) / chunkBytes;
+            for (int i = 0; i < chunks - 1; i++) {
+                Buffer chunk = payload.slice(i * chunkBytes, (i + 1) * chunkBytes);
+                vertx.eventBus().send(Addresses.BENCH_KV, chunk, new KvChunk(id, i, false, chunk).deliveryOptions());
+            }
+            Buffer last = payload.slice((chunks - 1) * chunkBytes, payload.length());
+            DeliveryOptions options =
+                    new KvChunk(id, chunks - 1, true, last).deliveryOptions().setSendTimeout(120_000);
+            vertx.eventBus()
+                    .<JsonObject>request(Addresses.BENCH_KV, last, options)
+                    .onSuccess(reply -> {
+                        long got = reply.body().getLong("bytes_received");
+                        if (got != payload.length()) {
+                            done.fail("the peer received " + got + " of " + payload.length() + " bytes");
+                        } else {
+                            done.complete(System.nanoTime() - start);
+                        }
+                    })
+                    .onFailure(done::fail);
+        });
+        return done.future().await();
+    }
+
+    /** Nanoseconds from the first byte written to the peer's count coming back. Blocks the caller. */
+    private long viaTcp(NetSocket socket, TcpReplies replies, Buffer payload) {
+        Promise<Long> done = Promise.promise();
+        vertx.runOnContext(v -> {
+            long start = System.nanoTime();
+            replies.expect(count -> {
+                if (count != payload.length()) {
+                    done.fail("the peer counted " + count + " of " + payload.length() + " bytes");
+                } else {
+                    done.complete(System.nanoTime() - start);
+                }
+            });
+            socket.write(Buffer.buffer().appendLong(payload.length()));
+            writeChunks(socket, payload, 0);
+        });
+        return done.future().await();
+    }
+
+    /** Writes the payload in chunks of the same size as the event bus's, respecting the socket's backpressure. */
+    private void writeChunks(NetSocket socket, Buffer payload, int from) {
+        int at = from;
+        while (at < payload.length()) {
+            if (socket.writeQueueFull()) {
+                int resume = at;
+                // One-shot: a handler left behind would write this payload again into a later transfer.
+                socket.drainHandler(v -> {
+                    socket.drainHandler(null);
+                    writeChunks(socket, payload, resume);
+                });
+                return;
+            }
+            int end = Math.min(payload.length(), at + chunkBytes);
+            socket.write(payload.slice(at, end));
+            at = end;
+        }
+    }
+
+    private static double median(long[] nanos) {
+        long[] sorted = nanos.clone();
+        Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
+    }
+
+    /** The peer's 8-byte counts (one per transfer; they may arrive in pieces), handed to whoever waits. */
+    private static final class TcpReplies {
+        private Buffer pending = Buffer.buffer();
+        private java.util.function.LongConsumer waiter;
+
+        TcpReplies(NetSocket socket) {
+            socket.handler(data -> {
+                pending.appendBuffer(data);
+                if (pending.length() >= 8 && waiter != null) {
+                    long count = pending.getLong(0);
+                    pending = pending.getBuffer(8, pending.length());
+                    java.util.function.LongConsumer w = waiter;
+                    waiter = null;
+                    w.accept(count);
+                }
+            });
+        }
+
+        void expect(java.util.function.LongConsumer next) {
+            waiter = next;
+        }
+    }
+}

@@ -1,0 +1,130 @@
+package dev.tandem.bench;
+
+import dev.tandem.cluster.ClusterNode;
+import dev.tandem.config.ClusterSettings;
+import dev.tandem.config.TandemConfig;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code tandem bench kv}: KV transfer between two JVMs over the clustered event bus, next to raw
+ * loopback TCP in the same run. Starts the other JVM itself ({@code bench kv-peer}) on this machine's
+ * loopback, in a cluster of its own.
+ */
+@Command(
+        name = "kv",
+        mixinStandardHelpOptions = true,
+        description = "KV transfer MiB/s between two JVMs: the clustered event bus next to raw loopback TCP.")
+public final class KvBenchCommand implements Callable<Integer> {
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(
+            names = "--sizes",
+            split = ",",
+            defaultValue = "1,4,16,64,256",
+            description = "cache sizes in MiB (default ${DEFAULT-VALUE})")
+    List<Integer> sizes;
+
+    @Option(names = "--repeats", defaultValue = "5", description = "transfers per size and path; the median counts")
+    int repeats;
+
+    @Option(
+            names = "--chunk-kib",
+            defaultValue = "256",
+            description = "chunk size in KiB (default ${DEFAULT-VALUE}, worker.kv-chunk-bytes' default)")
+    int chunkKib;
+
+    @Option(names = "--out", description = "directory for summary.json")
+    Path out;
+
+    @Override
+    public Integer call() throws Exception {
+        if (sizes.isEmpty() || sizes.stream().anyMatch(s -> s < 1 || s > 1024) || repeats < 1 || repeats > 100) {
+            spec.commandLine().getErr().println("tandem bench kv: each size must be 1 to 1024 MiB, --repeats 1 to 100");
+            return 2;
+        }
+        if (chunkKib < 4 || chunkKib > 65536) {
+            spec.commandLine().getErr().println("tandem bench kv: --chunk-kib must be 4 to 65536");
+            return 2;
+        }
+        String name = "bench-kv-" + UUID.randomUUID().toString().substring(0, 8);
+        int port = freePort();
+        ClusterSettings cluster = new ClusterSettings(name, "127.0.0.1", port, List.of("127.0.0.1:" + port));
+        ClusterNode node =
+                ClusterNode.start(cluster, TandemConfig.defaults().router()).await();
+        Process peer = startPeer(name, port);
+        try {
+            int peerTcp = awaitReady(peer);
+            System.out.println("kv bench: 2 JVMs on loopback, chunks of " + chunkKib + " KiB, median of " + repeats);
+            KvBench.Result result =
+                    new KvBench(node.vertx(), peerTcp, chunkKib << 10, repeats).run(List.copyOf(sizes), System.out);
+            if (out != null) {
+                Files.createDirectories(out);
+                Files.writeString(out.resolve("summary.json"), result.summary().encodePrettily() + "\n");
+                System.out.println("wrote " + out.resolve("summary.json"));
+            }
+            return 0;
+        } finally {
+            peer.getOutputStream().close();
+            if (!peer.waitFor(10, TimeUnit.SECONDS)) {
+                peer.destroyForcibly();
+            }
+            node.close().await();
+        }
+    }
+
+    /** This JVM's java and class path, running the peer subcommand: the same code on both ends. */
+    private static Process startPeer(String clusterName, int port) throws IOException {
+        String java = ProcessHandle.current()
+                .info()
+                .command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        List<String> command = new ArrayList<>(List.of(
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                "dev.tandem.Main",
+                "bench",
+                "kv-peer",
+                "--cluster-name",
+                clusterName,
+                "--join",
+                "127.0.0.1:" + port));
+        return new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+    }
+
+    private static int awaitReady(Process peer) throws IOException {
+        BufferedReader lines = new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String line;
+        while ((line = lines.readLine()) != null) {
+            if (line.startsWith("READY ")) {
+                return Integer.parseInt(line.substring(6).trim());
+            }
+            if (System.nanoTime() > deadline) {
+                break;
+            }
+        }
+        throw new IOException("the peer JVM did not start (exit " + (peer.isAlive() ? "-" : peer.exitValue()) + ")");
+    }
+
+    private static int freePort() throws IOException {
+        try (var socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}

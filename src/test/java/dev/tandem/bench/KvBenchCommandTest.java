@@ -1,0 +1,57 @@
+package dev.tandem.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine;
+
+/** {@code tandem bench kv}: the summary's exact shape (other tools read it) and bad options refused at once. */
+class KvBenchCommandTest {
+
+    @Test
+    void theSummaryHasExactlyTheDocumentedShape() {
+        JsonObject summary = new KvBench.Result(
+                        List.of(1, 16, 256),
+                        Map.of(1, 100.04, 16, 400.0, 256, 512.26),
+                        Map.of(1, 300.0, 16, 800.0, 256, 1000.0))
+                .summary();
+        assertEquals(Set.of("sizes_mib", "eventbus_mib_s", "raw_tcp_mib_s"), summary.fieldNames());
+        assertEquals(new JsonArray().add(1).add(16).add(256), summary.getJsonArray("sizes_mib"));
+        assertEquals(
+                Set.of("1", "16", "256"),
+                summary.getJsonObject("eventbus_mib_s").fieldNames());
+        assertEquals(512.3, summary.getJsonObject("eventbus_mib_s").getDouble("256"));
+        assertEquals(
+                Set.of("1", "16", "256"), summary.getJsonObject("raw_tcp_mib_s").fieldNames());
+    }
+
+    static Stream<List<String>> badRuns() {
+        return Stream.of(
+                List.of("--sizes", "0"),
+                List.of("--sizes", "2048"),
+                List.of("--repeats", "0"),
+                List.of("--chunk-kib", "1"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("badRuns")
+    void refusesBeforeStartingAnything(List<String> args) {
+        StringWriter err = new StringWriter();
+        int code = new CommandLine(new KvBenchCommand())
+                .setErr(new PrintWriter(err, true))
+                .execute(args.toArray(String[]::new));
+        assertEquals(2, code, err.toString());
+        assertTrue(err.toString().startsWith("tandem bench kv: "), err.toString());
+    }
+}

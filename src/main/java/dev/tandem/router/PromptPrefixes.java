@@ -53,7 +53,8 @@ record PromptPrefixes(int promptBlocks, Map<String, Integer> cachedBlocks, Map<L
                 cached.remove(w.id());
             }
         }
-        return new PromptPrefixes(promptBlocks, cached, hashes);
+        // Immutable once: the scheduling requests built from it then share it instead of copying it.
+        return new PromptPrefixes(promptBlocks, Map.copyOf(cached), hashes);
     }
 
     int cached(String workerId) {

@@ -26,4 +26,23 @@ abstract class LowerIsBetterScorer implements Scorer {
         }
         return (double) (max - value(request, worker)) / (max - min);
     }
+
+    /** The same scores with each candidate's quantity computed once (the default would be quadratic). */
+    @Override
+    public final double[] scores(SchedulingRequest request, List<WorkerView> candidates) {
+        int n = candidates.size();
+        long[] values = new long[n];
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        for (int i = 0; i < n; i++) {
+            values[i] = value(request, candidates.get(i));
+            min = Math.min(min, values[i]);
+            max = Math.max(max, values[i]);
+        }
+        double[] out = new double[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = max == min ? 1.0 : (double) (max - values[i]) / (max - min);
+        }
+        return out;
+    }
 }

@@ -7,7 +7,13 @@ import picocli.CommandLine.Command;
         name = "bench",
         mixinStandardHelpOptions = true,
         description = "Benchmarks that start their own loopback cluster and report numbers.",
-        subcommands = {RouteBenchCommand.class, EngineBenchCommand.class, KvBenchCommand.class, KvPeerCommand.class})
+        subcommands = {
+            RouteBenchCommand.class,
+            LoadBenchCommand.class,
+            EngineBenchCommand.class,
+            KvBenchCommand.class,
+            KvPeerCommand.class
+        })
 public final class BenchCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;

@@ -15,8 +15,6 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * {@code tandem bench route}: replays a trace through a fresh sim cluster once per policy and compares
@@ -43,9 +41,6 @@ public final class RouteBench {
             int localPrefillMaxTokens) {}
 
     /** Held so that the levels stay set (JUL keeps loggers weakly). */
-    private static final List<Logger> QUIETED =
-            List.of(Logger.getLogger("dev.tandem"), Logger.getLogger("com.hazelcast"));
-
     /** Requests replayed, unmeasured, before the first policy: a cold JVM would otherwise handicap it. */
     static final int WARM_UP_REQUESTS = 200;
 
@@ -89,10 +84,7 @@ public final class RouteBench {
         // Generous, but bounded: a stuck run ends with its open requests counted as errors.
         long deadlineMs = (long) (spanMs / o.timeScale()) * 3 + 180_000;
         // The request log line per request would drown the progress bar; warnings and errors still show.
-        if (!Boolean.getBoolean("tandem.bench.verbose")) {
-            QUIETED.forEach(l -> l.setLevel(Level.WARNING));
-            QUIETED.get(1).setLevel(Level.SEVERE);
-        }
+        BenchLogging.quietUnlessVerbose();
         List<PolicyResult> results = new ArrayList<>();
         Vertx client = Vertx.vertx();
         try {

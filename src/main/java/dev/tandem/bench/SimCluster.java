@@ -96,6 +96,11 @@ final class SimCluster implements AutoCloseable {
 
     /** The configuration every member shares: loopback, cold caches, queues large enough not to refuse. */
     static TandemConfig config(Shape shape, String policy) {
+        return TandemConfig.fromJson(configJson(shape, policy));
+    }
+
+    /** {@link #config} as the JSON (also YAML) a configuration file would hold. */
+    static JsonObject configJson(Shape shape, String policy) {
         int port = freePort();
         JsonObject json = new JsonObject()
                 .put(
@@ -140,7 +145,7 @@ final class SimCluster implements AutoCloseable {
                                 .put("decode-start-timeout-ms", 600_000L)
                                 .put("decode-stall-timeout-ms", 600_000L)
                                 .put("load-report-ms", scaledPeriod(250, shape.timeScale())));
-        return TandemConfig.fromJson(json);
+        return json;
     }
 
     /**
@@ -228,7 +233,7 @@ final class SimCluster implements AutoCloseable {
         workers.close().await();
     }
 
-    private static void awaitWorkers(TandemNode router, int prefill, int decode) {
+    static void awaitWorkers(TandemNode router, int prefill, int decode) {
         long deadline = System.nanoTime() + 60_000_000_000L;
         while (router.router().directory().workers(WorkerRole.PREFILL).size() < prefill
                 || router.router().directory().workers(WorkerRole.DECODE).size() < decode) {

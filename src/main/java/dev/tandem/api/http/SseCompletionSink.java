@@ -54,7 +54,7 @@ final class SseCompletionSink extends ClientSink {
             return; // its close handler abandons the request next
         }
         open();
-        event(shape.delta(text, ResponseShape.ids(ids), first));
+        response.write(shape.deltaEvent(text, ids, first));
         first = false;
     }
 

@@ -1,0 +1,161 @@
+package dev.tandem.bench;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code tandem bench load}: the same streamed load against the floor ({@code direct}: SSE chunks with
+ * no work), one real HTTP hop ({@code nginx} in front of it) and Tandem with zero-cost workers, one
+ * after the other in one run, from one client. Writes summary.json, results.csv and a chart.
+ */
+final class LoadBench {
+
+    record Options(
+            int concurrency,
+            int requests,
+            int maxTokens,
+            double rate,
+            String topology,
+            int prefill,
+            int decode,
+            List<String> targets,
+            long maxSeconds,
+            Path out) {}
+
+    private LoadBench() {}
+
+    static JsonObject run(Options o, PrintStream out) throws IOException {
+        Files.createDirectories(o.out());
+        BenchLogging.quietUnlessVerbose();
+        Vertx vertx = Vertx.vertx();
+        // The floor's server on event loops of its own, not the client's.
+        Vertx upstream = Vertx.vertx();
+        HttpClient http = vertx.createHttpClient(
+                new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true).setIdleTimeout(120),
+                new PoolOptions().setHttp1MaxSize(Math.max(o.concurrency(), 1) + 8));
+        LoadClient client = new LoadClient(vertx, http);
+        Map<String, LoadTargetResult> results = new LinkedHashMap<>();
+        DirectUpstream direct = DirectUpstream.start(upstream).await();
+        try {
+            for (String target : o.targets()) {
+                switch (target) {
+                    case "direct" -> results.put(target, measure(client, target, direct.port(), "direct", o, out));
+                    case "nginx" -> {
+                        Optional<Path> nginx = NginxProxy.find();
+                        if (nginx.isEmpty()) {
+                            out.println("nginx: not installed, skipped (Debian: apt-get install nginx-light)");
+                            continue;
+                        }
+                        try (NginxProxy proxy =
+                                NginxProxy.start(nginx.get(), o.out().resolve("nginx"), freePort(), direct.port())) {
+                            results.put(target, measure(client, target, proxy.port(), "direct", o, out));
+                        }
+                    }
+                    case "tandem" -> {
+                        try (TandemUnderLoad tandem = o.topology().equals("processes")
+                                ? TandemUnderLoad.processes(
+                                        o.prefill(), o.decode(), o.out().resolve("processes"))
+                                : TandemUnderLoad.embedded(o.prefill(), o.decode())) {
+                            results.put(target, measure(client, target, tandem.port(), tandem.model(), o, out));
+                        }
+                    }
+                    default -> throw new IllegalArgumentException("unknown target " + target);
+                }
+            }
+        } finally {
+            direct.close().await();
+            http.close().await();
+            vertx.close().await();
+            upstream.close().await();
+        }
+        JsonObject summary = summary(o, results);
+        Files.writeString(o.out().resolve("summary.json"), summary.encodePrettily() + "\n");
+        StringBuilder csv = new StringBuilder(LoadTargetResult.CSV_HEADER).append('\n');
+        results.values().forEach(r -> csv.append(r.csvRow()).append('\n'));
+        Files.writeString(o.out().resolve("results.csv"), csv.toString());
+        Files.writeString(o.out().resolve("ttft.svg"), LoadChart.ttft(results));
+        table(results, summary, out);
+        return summary;
+    }
+
+    private static LoadTargetResult measure(
+            LoadClient client, String name, int port, String model, Options o, PrintStream out) {
+        // Warm-up: connections, the JIT, the target's own pools; not counted.
+        int warm = Math.min(o.requests(), Math.max(2 * o.concurrency(), 32));
+        client.run(port, new LoadClient.Load(o.concurrency(), warm, o.maxTokens(), 0, o.maxSeconds() * 1000, model))
+                .await();
+        long start = System.nanoTime();
+        LoadClient.Load load = new LoadClient.Load(
+                o.concurrency(), o.requests(), o.maxTokens(), o.rate(), o.maxSeconds() * 1000, model);
+        List<RequestResult> results;
+        try (ProgressBar bar = new ProgressBar(out, name, o.requests(), client.done::get, client.errors::get)) {
+            results = client.run(port, load).await();
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        return LoadTargetResult.of(name, results, seconds);
+    }
+
+    /** summary.json, exactly as documented (other tools read it). */
+    static JsonObject summary(Options o, Map<String, LoadTargetResult> results) {
+        JsonObject targets = new JsonObject();
+        results.forEach((name, r) -> targets.put(name, r.summary()));
+        JsonObject addedP50 = new JsonObject();
+        JsonObject addedP99 = new JsonObject();
+        LoadTargetResult direct = results.get("direct");
+        for (String name : List.of("nginx", "tandem")) {
+            LoadTargetResult r = results.get(name);
+            addedP50.put(
+                    name,
+                    direct == null || r == null ? null : LoadTargetResult.number(r.ttftP50Ms() - direct.ttftP50Ms()));
+            addedP99.put(
+                    name,
+                    direct == null || r == null ? null : LoadTargetResult.number(r.ttftP99Ms() - direct.ttftP99Ms()));
+        }
+        return new JsonObject()
+                .put("concurrency", o.concurrency())
+                .put("requests", o.requests())
+                .put("max_tokens", o.maxTokens())
+                .put("targets", targets)
+                .put("added_ttft_p50_ms", addedP50)
+                .put("added_ttft_p99_ms", addedP99);
+    }
+
+    private static void table(Map<String, LoadTargetResult> results, JsonObject summary, PrintStream out) {
+        out.printf(
+                "%n  %-8s %10s %10s %9s %9s %10s %12s %9s %7s%n",
+                "target", "TTFT p50", "TTFT p99", "ITL p50", "ITL p99", "E2E p50", "tokens/s", "req/s", "errors");
+        for (LoadTargetResult r : results.values()) {
+            out.printf(
+                    "  %-8s %8.2fms %8.2fms %7.3fms %7.3fms %8.1fms %12.0f %9.1f %7d%n",
+                    r.name(),
+                    r.ttftP50Ms(),
+                    r.ttftP99Ms(),
+                    r.itlP50Ms(),
+                    r.itlP99Ms(),
+                    r.e2eP50Ms(),
+                    r.tokensPerS(),
+                    r.requestsPerS(),
+                    r.errors());
+        }
+        out.println("  added TTFT over direct: p50 "
+                + summary.getJsonObject("added_ttft_p50_ms").encode() + ", p99 "
+                + summary.getJsonObject("added_ttft_p99_ms").encode());
+    }
+
+    private static int freePort() throws IOException {
+        try (var socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package dev.tandem.bench;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code tandem bench load}: its options, checked, then {@link LoadBench}. */
+@Command(
+        name = "load",
+        mixinStandardHelpOptions = true,
+        description = "Streamed load against a no-work SSE upstream, nginx in front of it, and Tandem with zero-cost"
+                + " workers: the latency and throughput Tandem adds.")
+public final class LoadBenchCommand implements Callable<Integer> {
+    static final List<String> TARGETS = List.of("direct", "nginx", "tandem");
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--concurrency", defaultValue = "64", description = "streams at once (default ${DEFAULT-VALUE})")
+    int concurrency;
+
+    @Option(names = "--requests", defaultValue = "2000", description = "requests per target (default ${DEFAULT-VALUE})")
+    int requests;
+
+    @Option(names = "--max-tokens", defaultValue = "128", description = "tokens per stream (default ${DEFAULT-VALUE})")
+    int maxTokens;
+
+    @Option(
+            names = "--rate",
+            defaultValue = "0",
+            description = "Poisson arrivals per second instead of --concurrency back-to-back streams (0 = off)")
+    double rate;
+
+    @Option(
+            names = "--topology",
+            defaultValue = "embedded",
+            description = "tandem as one JVM (embedded) or router, prefill and decode JVMs (processes)")
+    String topology;
+
+    @Option(
+            names = "--prefill",
+            defaultValue = "1",
+            description = "zero-cost prefill workers (default ${DEFAULT-VALUE})")
+    int prefill;
+
+    @Option(names = "--decode", defaultValue = "1", description = "zero-cost decode workers (default ${DEFAULT-VALUE})")
+    int decode;
+
+    @Option(
+            names = "--targets",
+            split = ",",
+            defaultValue = "direct,nginx,tandem",
+            description = "targets, in order (default ${DEFAULT-VALUE})")
+    List<String> targets;
+
+    @Option(
+            names = "--max-seconds",
+            defaultValue = "600",
+            description = "stop issuing requests after this long per target")
+    long maxSeconds;
+
+    @Option(names = "--out", required = true, description = "directory for summary.json, results.csv, ttft.svg")
+    Path out;
+
+    @Override
+    public Integer call() throws Exception {
+        String invalid = invalid();
+        if (invalid != null) {
+            spec.commandLine().getErr().println("tandem bench load: " + invalid);
+            return 2;
+        }
+        LoadBench.run(
+                new LoadBench.Options(
+                        concurrency,
+                        requests,
+                        maxTokens,
+                        rate,
+                        topology,
+                        prefill,
+                        decode,
+                        List.copyOf(targets),
+                        maxSeconds,
+                        out),
+                System.out);
+        return 0;
+    }
+
+    private String invalid() {
+        if (concurrency < 1 || concurrency > 10_000) {
+            return "--concurrency must be 1 to 10000";
+        }
+        if (requests < 1 || requests > 10_000_000) {
+            return "--requests must be 1 to 10000000";
+        }
+        if (maxTokens < 1 || maxTokens > 100_000) {
+            return "--max-tokens must be 1 to 100000";
+        }
+        if (rate < 0 || Double.isNaN(rate)) {
+            return "--rate must be 0 (closed loop) or more";
+        }
+        if (!topology.equals("embedded") && !topology.equals("processes")) {
+            return "--topology must be embedded or processes";
+        }
+        if (prefill < 1 || prefill > 64 || decode < 1 || decode > 64) {
+            return "--prefill and --decode must be 1 to 64";
+        }
+        if (maxSeconds < 1) {
+            return "--max-seconds must be at least 1";
+        }
+        for (String t : targets) {
+            if (!TARGETS.contains(t)) {
+                return "unknown target '" + t + "'; known: " + String.join(", ", TARGETS);
+            }
+        }
+        if (targets.isEmpty() || targets.stream().distinct().count() != targets.size()) {
+            return "--targets must name each target at most once";
+        }
+        return null;
+    }
+}

@@ -1,0 +1,188 @@
+package dev.tandem.bench;
+
+import dev.tandem.config.TandemConfig;
+import dev.tandem.engine.sim.SimProfiles;
+import dev.tandem.node.TandemNode;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The {@code tandem} target of {@code tandem bench load}: Tandem with zero-cost sim workers (the
+ * {@code zero} profile: every step free, so only the router, the event bus and the workers' own code
+ * cost anything), either embedded in the bench's JVM or as separate router, prefill and decode JVMs.
+ */
+abstract class TandemUnderLoad implements AutoCloseable {
+    private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)");
+
+    abstract int port();
+
+    abstract String model();
+
+    @Override
+    public abstract void close();
+
+    static io.vertx.core.json.JsonObject configJson(int prefill, int decode) {
+        return SimCluster.configJson(
+                SimCluster.Shape.of(prefill, decode, 1, SimProfiles.named("zero"), 1.0, 16, 0, 0), "default");
+    }
+
+    static TandemUnderLoad embedded(int prefill, int decode) {
+        TandemNode node = TandemNode.start(
+                TandemConfig.fromJson(configJson(prefill, decode)), TandemNode.Plan.embedded(prefill, decode));
+        SimCluster.awaitWorkers(node, prefill, decode);
+        return new TandemUnderLoad() {
+            @Override
+            int port() {
+                return node.router().httpPort();
+            }
+
+            @Override
+            String model() {
+                return node.engine().info().name();
+            }
+
+            @Override
+            public void close() {
+                node.close().await();
+            }
+        };
+    }
+
+    /** A router, {@code prefill} prefill and {@code decode} decode JVMs, the router last (it joins the others). */
+    static TandemUnderLoad processes(int prefill, int decode, Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Path yaml = dir.resolve("tandem.yaml");
+        // JSON is YAML: the same configuration the embedded target gets.
+        Files.writeString(yaml, configJson(prefill, decode).encodePrettily());
+        List<Process> processes = new ArrayList<>();
+        try {
+            for (int i = 1; i <= prefill; i++) {
+                processes.add(launch(dir, "prefill-" + i, List.of("prefill", "--worker-id", "prefill-" + i), yaml));
+            }
+            for (int i = 1; i <= decode; i++) {
+                processes.add(launch(dir, "decode-" + i, List.of("decode", "--worker-id", "decode-" + i), yaml));
+            }
+            Process router = launch(dir, "router", List.of("router"), yaml);
+            processes.add(router);
+            int port = awaitListening(router, dir.resolve("router.log"));
+            awaitServed(port, prefill, decode);
+            return new TandemUnderLoad() {
+                @Override
+                int port() {
+                    return port;
+                }
+
+                @Override
+                String model() {
+                    return SimProfiles.named("zero").model();
+                }
+
+                @Override
+                public void close() {
+                    stopAll(processes);
+                }
+            };
+        } catch (IOException | RuntimeException e) {
+            stopAll(processes);
+            throw e;
+        }
+    }
+
+    private static Process launch(Path dir, String name, List<String> mode, Path yaml) throws IOException {
+        String java = ProcessHandle.current()
+                .info()
+                .command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        List<String> command =
+                new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), "dev.tandem.Main"));
+        command.addAll(mode);
+        command.addAll(List.of("--config", yaml.toString()));
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve(name + ".log").toFile())
+                .start();
+    }
+
+    private static int awaitListening(Process router, Path log) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(log)) {
+                Matcher m = LISTENING.matcher(Files.readString(log));
+                if (m.find()) {
+                    return Integer.parseInt(m.group(1));
+                }
+            }
+            if (!router.isAlive()) {
+                throw new IOException("the router JVM exited: see " + log);
+            }
+            sleep(100);
+        }
+        throw new IOException("the router JVM did not listen within 90 s: see " + log);
+    }
+
+    /** Until /v1/models lists the model: every worker registered and seen by the router. */
+    private static void awaitServed(int port, int prefill, int decode) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            try {
+                var c = (java.net.HttpURLConnection) java.net
+                        .URI
+                        .create("http://127.0.0.1:" + port + "/admin/workers")
+                        .toURL()
+                        .openConnection();
+                try (var in = new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.UTF_8))) {
+                    String body = in.lines().reduce("", String::concat);
+                    int p = count(body, "\"role\":\"prefill\"");
+                    int d = count(body, "\"role\":\"decode\"");
+                    if (p == prefill && d == decode) {
+                        return;
+                    }
+                }
+            } catch (IOException notYet) {
+                // the router is still starting
+            }
+            sleep(200);
+        }
+        throw new IOException("the router did not see " + prefill + " prefill and " + decode + " decode workers");
+    }
+
+    private static int count(String s, String what) {
+        int n = 0;
+        for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    private static void stopAll(List<Process> processes) {
+        processes.forEach(Process::destroy);
+        for (Process p : processes) {
+            try {
+                if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                p.destroyForcibly();
+            }
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}

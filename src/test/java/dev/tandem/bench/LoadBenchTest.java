@@ -1,0 +1,112 @@
+package dev.tandem.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.json.JsonObject;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine;
+
+/**
+ * {@code tandem bench load}: summary.json has exactly the documented shape (other tools read it), a small
+ * real run against the no-work upstream fills it, and bad options are refused before anything starts.
+ * No timing is asserted.
+ */
+class LoadBenchTest {
+    private static final Set<String> TARGET_KEYS = Set.of(
+            "ttft_p50_ms",
+            "ttft_p99_ms",
+            "itl_p50_ms",
+            "itl_p99_ms",
+            "e2e_p50_ms",
+            "tokens_per_s",
+            "requests_per_s",
+            "errors");
+
+    @TempDir
+    Path dir;
+
+    private LoadBench.Options options(List<String> targets, Path out) {
+        return new LoadBench.Options(4, 24, 16, 0, "embedded", 1, 1, targets, 60, out);
+    }
+
+    @Test
+    void theSummaryHasExactlyTheDocumentedShape() {
+        Map<String, LoadTargetResult> results = new LinkedHashMap<>();
+        results.put("direct", new LoadTargetResult("direct", 1.0, 2.0, 0.1, 0.2, 10, 1000, 10, 0));
+        results.put("tandem", new LoadTargetResult("tandem", 1.5, 4.5, 0.1, 0.3, 12, 900, 9, 1));
+        JsonObject s = LoadBench.summary(options(List.of("direct", "tandem"), dir), results);
+        assertEquals(
+                Set.of("concurrency", "requests", "max_tokens", "targets", "added_ttft_p50_ms", "added_ttft_p99_ms"),
+                s.fieldNames());
+        assertEquals(4, s.getInteger("concurrency"));
+        assertEquals(24, s.getInteger("requests"));
+        assertEquals(16, s.getInteger("max_tokens"));
+        assertEquals(
+                TARGET_KEYS, s.getJsonObject("targets").getJsonObject("tandem").fieldNames());
+        assertEquals(1, s.getJsonObject("targets").getJsonObject("tandem").getInteger("errors"));
+        assertEquals(
+                Set.of("nginx", "tandem"), s.getJsonObject("added_ttft_p50_ms").fieldNames());
+        assertEquals(0.5, s.getJsonObject("added_ttft_p50_ms").getDouble("tandem"));
+        assertEquals(2.5, s.getJsonObject("added_ttft_p99_ms").getDouble("tandem"));
+        assertNull(s.getJsonObject("added_ttft_p50_ms").getValue("nginx"), "nginx did not run: null, not a number");
+    }
+
+    @Test
+    void aSmallRunAgainstTheFloorFillsEveryFile() throws Exception {
+        Path out = dir.resolve("run");
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        JsonObject summary =
+                LoadBench.run(options(List.of("direct"), out), new PrintStream(console, true, StandardCharsets.UTF_8));
+        JsonObject direct = summary.getJsonObject("targets").getJsonObject("direct");
+        assertEquals(TARGET_KEYS, direct.fieldNames());
+        assertEquals(0, direct.getInteger("errors"), console.toString(StandardCharsets.UTF_8));
+        assertTrue(direct.getDouble("tokens_per_s") > 0, direct.encode());
+        assertEquals(summary, new JsonObject(Files.readString(out.resolve("summary.json"))));
+        List<String> csv = Files.readAllLines(out.resolve("results.csv"));
+        assertEquals(LoadTargetResult.CSV_HEADER, csv.get(0));
+        assertTrue(csv.get(1).startsWith("direct,"), csv.toString());
+        assertTrue(Files.readString(out.resolve("ttft.svg")).contains("<svg"));
+    }
+
+    static Stream<List<String>> badRuns() {
+        return Stream.of(
+                List.of("--concurrency", "0"),
+                List.of("--requests", "0"),
+                List.of("--max-tokens", "0"),
+                List.of("--rate", "-1"),
+                List.of("--topology", "cloud"),
+                List.of("--targets", "direct,vllm"),
+                List.of("--targets", "direct,direct"),
+                List.of("--prefill", "0"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("badRuns")
+    void refusesWithOneClearLine(List<String> args) {
+        StringWriter err = new StringWriter();
+        String[] all =
+                Stream.concat(args.stream(), Stream.of("--out", dir.toString())).toArray(String[]::new);
+        int code = new CommandLine(new LoadBenchCommand())
+                .setErr(new PrintWriter(err, true))
+                .execute(all);
+        assertEquals(2, code, err.toString());
+        assertTrue(err.toString().startsWith("tandem bench load: "), err.toString());
+    }
+}

@@ -9,7 +9,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -60,7 +59,7 @@ public final class KvBenchCommand implements Callable<Integer> {
             return 2;
         }
         String name = "bench-kv-" + UUID.randomUUID().toString().substring(0, 8);
-        int port = freePort();
+        int port = BenchProcesses.freePort();
         ClusterSettings cluster = new ClusterSettings(name, "127.0.0.1", port, List.of("127.0.0.1:" + port));
         ClusterNode node =
                 ClusterNode.start(cluster, TandemConfig.defaults().router()).await();
@@ -87,21 +86,8 @@ public final class KvBenchCommand implements Callable<Integer> {
 
     /** This JVM's java and class path, running the peer subcommand: the same code on both ends. */
     private static Process startPeer(String clusterName, int port) throws IOException {
-        String java = ProcessHandle.current()
-                .info()
-                .command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        List<String> command = new ArrayList<>(List.of(
-                java,
-                "-cp",
-                System.getProperty("java.class.path"),
-                "dev.tandem.Main",
-                "bench",
-                "kv-peer",
-                "--cluster-name",
-                clusterName,
-                "--join",
-                "127.0.0.1:" + port));
+        List<String> command = BenchProcesses.tandem(
+                List.of("bench", "kv-peer", "--cluster-name", clusterName, "--join", "127.0.0.1:" + port));
         return new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.DISCARD)
                 .start();
@@ -120,11 +106,5 @@ public final class KvBenchCommand implements Callable<Integer> {
             }
         }
         throw new IOException("the peer JVM did not start (exit " + (peer.isAlive() ? "-" : peer.exitValue()) + ")");
-    }
-
-    private static int freePort() throws IOException {
-        try (var socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 }

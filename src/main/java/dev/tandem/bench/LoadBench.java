@@ -57,8 +57,8 @@ final class LoadBench {
                             out.println("nginx: not installed, skipped (Debian: apt-get install nginx-light)");
                             continue;
                         }
-                        try (NginxProxy proxy =
-                                NginxProxy.start(nginx.get(), o.out().resolve("nginx"), freePort(), direct.port())) {
+                        try (NginxProxy proxy = NginxProxy.start(
+                                nginx.get(), o.out().resolve("nginx"), BenchProcesses.freePort(), direct.port())) {
                             results.put(target, measure(client, target, proxy.port(), "direct", o, out));
                         }
                     }
@@ -151,11 +151,5 @@ final class LoadBench {
         out.println("  added TTFT over direct: p50 "
                 + summary.getJsonObject("added_ttft_p50_ms").encode() + ", p99 "
                 + summary.getJsonObject("added_ttft_p99_ms").encode());
-    }
-
-    private static int freePort() throws IOException {
-        try (var socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 }

@@ -9,10 +9,6 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -101,7 +97,7 @@ final class SimCluster implements AutoCloseable {
 
     /** {@link #config} as the JSON (also YAML) a configuration file would hold. */
     static JsonObject configJson(Shape shape, String policy) {
-        int port = freePort();
+        int port = BenchProcesses.freePort();
         JsonObject json = new JsonObject()
                 .put(
                         "http",
@@ -247,14 +243,6 @@ final class SimCluster implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while starting the cluster", e);
             }
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

@@ -98,14 +98,9 @@ abstract class TandemUnderLoad implements AutoCloseable {
     }
 
     private static Process launch(Path dir, String name, List<String> mode, Path yaml) throws IOException {
-        String java = ProcessHandle.current()
-                .info()
-                .command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        List<String> command =
-                new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), "dev.tandem.Main"));
-        command.addAll(mode);
-        command.addAll(List.of("--config", yaml.toString()));
+        List<String> args = new ArrayList<>(mode);
+        args.addAll(List.of("--config", yaml.toString()));
+        List<String> command = BenchProcesses.tandem(args);
         return new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve(name + ".log").toFile())

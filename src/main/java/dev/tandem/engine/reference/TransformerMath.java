@@ -143,23 +143,6 @@ public final class TransformerMath {
                     }
                 }
             }
-            for (; j + 4 <= n; j += 4) {
-                float[] c0 = cols[j];
-                float[] c1 = cols[j + 1];
-                float[] c2 = cols[j + 2];
-                float[] c3 = cols[j + 3];
-                for (int b = 0; b < batch; b++) {
-                    float[] xb = x[b];
-                    float x0 = xb[j];
-                    float x1 = xb[j + 1];
-                    float x2 = xb[j + 2];
-                    float x3 = xb[j + 3];
-                    float[] a = acc[b];
-                    for (int r = 0; r < rows; r++) {
-                        a[r] = a[r] + c0[r] * x0 + c1[r] * x1 + c2[r] * x2 + c3[r] * x3;
-                    }
-                }
-            }
             for (; j < n; j++) {
                 float[] c = cols[j];
                 for (int b = 0; b < batch; b++) {

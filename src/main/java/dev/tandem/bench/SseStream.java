@@ -50,12 +50,43 @@ final class SseStream {
                 done = true;
                 continue;
             }
+            if (onTokenChunk(data, now)) {
+                continue;
+            }
             try {
                 onData(new JsonObject(data), now);
             } catch (DecodeException | ClassCastException e) {
                 error = "malformed event: " + data;
             }
         }
+    }
+
+    /**
+     * The common case without parsing: a plain token chunk (a non-empty {@code text}, no usage, no error)
+     * only moves the clocks. Parsing each one as JSON made the client the bottleneck of a load bench on a
+     * small machine. Anything else — usage, errors, empty or odd chunks — is parsed in full.
+     */
+    private boolean onTokenChunk(String data, long now) {
+        int text = data.indexOf("\"text\":\"");
+        if (text < 0
+                || data.startsWith("\"", text + 8)
+                || data.contains("\"usage\"")
+                || data.contains("\"error\"")
+                || !data.startsWith("{")
+                || !data.endsWith("}")) {
+            return false;
+        }
+        tokenChunk(now);
+        return true;
+    }
+
+    private void tokenChunk(long now) {
+        if (Double.isNaN(firstTokenMs)) {
+            firstTokenMs = (now - sentNanos) / 1e6;
+        } else {
+            gap((now - lastChunkNanos) / 1e6);
+        }
+        lastChunkNanos = now;
     }
 
     private void onData(JsonObject chunk, long now) {
@@ -68,12 +99,7 @@ final class SseStream {
         if (choices != null && !choices.isEmpty()) {
             String text = choices.getJsonObject(0).getString("text", "");
             if (!text.isEmpty()) {
-                if (Double.isNaN(firstTokenMs)) {
-                    firstTokenMs = (now - sentNanos) / 1e6;
-                } else {
-                    gap((now - lastChunkNanos) / 1e6);
-                }
-                lastChunkNanos = now;
+                tokenChunk(now);
             }
         }
         JsonObject usage = chunk.getJsonObject("usage");

@@ -67,41 +67,30 @@ public final class WorkerAnnouncer {
      * workers starting at once only one set of weights gets it. Null when {@code d} may join.
      */
     private String conflict(WorkerDescriptor d) {
-        Long holder = models.putIfAbsent(d.model(), d.modelFingerprint(), ttlMs + 1000, TimeUnit.MILLISECONDS);
-        if (holder != null && holder != d.modelFingerprint()) {
-            String worker = registeredWorkerOf(d.model(), holder);
-            return "worker " + d.workerId() + " refused: model '" + d.model() + "' is already served by "
-                    + (worker == null ? "workers" : "worker " + worker) + " with fingerprint "
-                    + Long.toHexString(holder) + ", this worker's weights have fingerprint "
-                    + Long.toHexString(d.modelFingerprint())
-                    + " — two different models under one name; give one of them another name (a checkpoint "
-                    + "is named after its file), or wait until the other's workers have been gone for "
-                    + (ttlMs + 1000) + " ms";
-        }
-        for (String json : map.values()) {
-            WorkerDescriptor other = WorkerDescriptor.CODEC.decode(new io.vertx.core.json.JsonObject(json));
-            if (!other.workerId().equals(d.workerId())
-                    && other.model().equals(d.model())
-                    && other.modelFingerprint() != d.modelFingerprint()) {
-                return "worker " + d.workerId() + " refused: model '" + d.model() + "' is already served by worker "
-                        + other.workerId() + " with fingerprint " + Long.toHexString(other.modelFingerprint())
-                        + ", this worker's weights have fingerprint " + Long.toHexString(d.modelFingerprint())
-                        + " — two different models under one name; give one of them another name (a checkpoint "
-                        + "is named after its file)";
-            }
-        }
-        return null;
-    }
-
-    /** A registered worker of that model and fingerprint, or null. */
-    private String registeredWorkerOf(String model, long fingerprint) {
+        long mine = d.modelFingerprint();
+        Long claimed = models.putIfAbsent(d.model(), mine, ttlMs + 1000, TimeUnit.MILLISECONDS);
+        long holder = claimed == null ? mine : claimed;
+        // One read of the registry: the worker that holds the name with other weights (the claim's, or one
+        // registered while no claim stood), so the refusal can say which.
+        WorkerDescriptor other = null;
         for (String json : map.values()) {
             WorkerDescriptor w = WorkerDescriptor.CODEC.decode(new io.vertx.core.json.JsonObject(json));
-            if (w.model().equals(model) && w.modelFingerprint() == fingerprint) {
-                return w.workerId();
+            if (!w.workerId().equals(d.workerId())
+                    && w.model().equals(d.model())
+                    && w.modelFingerprint() != mine
+                    && (other == null || w.modelFingerprint() == holder)) {
+                other = w;
             }
         }
-        return null;
+        if (holder == mine && other == null) {
+            return null;
+        }
+        long theirs = holder != mine ? holder : other.modelFingerprint();
+        return "worker " + d.workerId() + " refused: model '" + d.model() + "' is already served by "
+                + (other == null ? "workers" : "worker " + other.workerId()) + " with fingerprint "
+                + Long.toHexString(theirs) + ", this worker's weights have fingerprint " + Long.toHexString(mine)
+                + " — two different models under one name; give one of them another name (a checkpoint is named"
+                + " after its file), or wait until the other's workers have been gone for " + (ttlMs + 1000) + " ms";
     }
 
     /** A worker refused because its model's name is taken by other weights. */

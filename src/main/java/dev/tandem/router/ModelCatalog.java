@@ -196,23 +196,18 @@ public final class ModelCatalog implements ServedModels {
                     "This server serves several models (" + String.join(", ", names(all))
                             + "): say which one in 'model'");
         }
-        ServedModel m = served.get(requested);
+        // Served now, or the router's own model without workers yet (the scheduler then says which are missing).
+        ServedModel m = known(requested);
         if (m != null) {
             return Pick.of(m);
         }
-        ServedModel loaded = local.stream()
-                .filter(l -> l.name().equals(requested))
-                .findFirst()
-                .orElse(null);
-        if (loaded != null) {
-            return Pick.of(loaded);
-        }
         if (loading.contains(requested)
                 || registry.get().stream().anyMatch(w -> w.model().equals(requested))) {
+            String why = warned.get(requested);
             return Pick.missing(
                     Miss.UNAVAILABLE,
                     "The model '" + requested + "' is registered but not ready on this router"
-                            + (warned.containsKey(requested) ? ": " + warned.get(requested) : "; try again shortly"));
+                            + (why != null ? ": " + why : "; try again shortly"));
         }
         if (departed.containsKey(requested)) {
             return Pick.missing(

@@ -41,29 +41,4 @@ public interface ServedModels {
 
     /** The model of that name this router can tokenize for (served now, or loaded by the router), or null. */
     ServedModel known(String name);
-
-    /** One model, always there: for a router fixed to one model (tests, benchmarks). */
-    static ServedModels single(ServedModel model) {
-        return new ServedModels() {
-            @Override
-            public Pick pick(String requested) {
-                return requested == null || requested.equals(model.name())
-                        ? Pick.of(model)
-                        : Pick.missing(
-                                Miss.NOT_FOUND,
-                                "The model '" + requested + "' does not exist; this server serves '" + model.name()
-                                        + "'");
-            }
-
-            @Override
-            public List<ServedModel> listed() {
-                return List.of(model);
-            }
-
-            @Override
-            public ServedModel known(String name) {
-                return model.name().equals(name) ? model : null;
-            }
-        };
-    }
 }

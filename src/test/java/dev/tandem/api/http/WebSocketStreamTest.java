@@ -20,7 +20,7 @@ import dev.tandem.engine.reference.ReferenceEngine;
 import dev.tandem.node.TandemNode;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.router.ServedModel;
-import dev.tandem.router.ServedModels;
+import dev.tandem.router.TestModels;
 import dev.tandem.worker.DecodeWorkerVerticle;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -317,7 +317,7 @@ class WebSocketStreamTest {
             TandemConfig config = TestNodes.config();
             var http = config.http().withApiKeys(List.of("sk-test"));
             OpenAiRequestParser parser = new OpenAiRequestParser(
-                    ServedModels.single(
+                    TestModels.single(
                             ServedModel.of(reference.info(), reference.tokenizer(), reference.chatTemplate())),
                     16);
             HttpServer server = vertx.createHttpServer()

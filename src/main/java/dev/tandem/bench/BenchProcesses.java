@@ -7,6 +7,7 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /** What the benches need to start other JVMs and servers on loopback. */
 final class BenchProcesses {
@@ -33,6 +34,27 @@ final class BenchProcesses {
             return socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Stops processes the bench started: SIGTERM to each and its children (a graceful stop: JVMs leave
+     * their cluster), then a kill for whatever is still running after {@code graceSeconds}.
+     */
+    static void stop(List<Process> processes, long graceSeconds) {
+        for (Process p : processes) {
+            p.descendants().forEach(ProcessHandle::destroy);
+            p.destroy();
+        }
+        for (Process p : processes) {
+            try {
+                if (!p.waitFor(graceSeconds, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                p.destroyForcibly();
+            }
         }
     }
 }

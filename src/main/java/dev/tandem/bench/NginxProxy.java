@@ -101,15 +101,6 @@ final class NginxProxy implements AutoCloseable {
 
     @Override
     public void close() {
-        process.descendants().forEach(ProcessHandle::destroy);
-        process.destroy();
-        try {
-            if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-        }
+        BenchProcesses.stop(List.of(process), 5);
     }
 }

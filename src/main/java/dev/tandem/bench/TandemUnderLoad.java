@@ -3,9 +3,9 @@ package dev.tandem.bench;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.sim.SimProfiles;
 import dev.tandem.node.TandemNode;
-import java.io.BufferedReader;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -88,11 +88,11 @@ abstract class TandemUnderLoad implements AutoCloseable {
 
                 @Override
                 public void close() {
-                    stopAll(processes);
+                    BenchProcesses.stop(processes, 10);
                 }
             };
         } catch (IOException | RuntimeException e) {
-            stopAll(processes);
+            BenchProcesses.stop(processes, 10);
             throw e;
         }
     }
@@ -134,11 +134,10 @@ abstract class TandemUnderLoad implements AutoCloseable {
                         .create("http://127.0.0.1:" + port + "/admin/workers")
                         .toURL()
                         .openConnection();
-                try (var in = new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.UTF_8))) {
-                    String body = in.lines().reduce("", String::concat);
-                    int p = count(body, "\"role\":\"prefill\"");
-                    int d = count(body, "\"role\":\"decode\"");
-                    if (p == prefill && d == decode) {
+                try (var in = c.getInputStream()) {
+                    var workers = new JsonObject(new String(in.readAllBytes(), StandardCharsets.UTF_8))
+                            .getJsonArray("workers");
+                    if (count(workers, "prefill") == prefill && count(workers, "decode") == decode) {
                         return;
                     }
                 }
@@ -150,26 +149,10 @@ abstract class TandemUnderLoad implements AutoCloseable {
         throw new IOException("the router did not see " + prefill + " prefill and " + decode + " decode workers");
     }
 
-    private static int count(String s, String what) {
-        int n = 0;
-        for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) {
-            n++;
-        }
-        return n;
-    }
-
-    private static void stopAll(List<Process> processes) {
-        processes.forEach(Process::destroy);
-        for (Process p : processes) {
-            try {
-                if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                p.destroyForcibly();
-            }
-        }
+    private static long count(JsonArray workers, String role) {
+        return workers.stream()
+                .filter(w -> role.equals(((JsonObject) w).getString("role")))
+                .count();
     }
 
     private static void sleep(long ms) {

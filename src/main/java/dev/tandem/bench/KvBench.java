@@ -1,11 +1,10 @@
 package dev.tandem.bench;
 
 import dev.tandem.protocol.Addresses;
-import dev.tandem.protocol.KvChunk;
+import dev.tandem.worker.kv.KvChunkSender;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.NetClient;
@@ -48,10 +47,12 @@ public final class KvBench {
     private final int peerTcpPort;
     private final int chunkBytes;
     private final int repeats;
+    private final int window;
     private long transfer;
 
-    public KvBench(Vertx vertx, int peerTcpPort, int chunkBytes, int repeats) {
+    public KvBench(Vertx vertx, int peerTcpPort, int chunkBytes, int repeats, int window) {
         this.vertx = vertx;
+        this.window = window;
         this.peerTcpPort = peerTcpPort;
         this.chunkBytes = chunkBytes;
         this.repeats = repeats;
@@ -100,16 +101,11 @@ public final class KvBench {
         Promise<Long> done = Promise.promise();
         vertx.runOnContext(v -> {
             long start = System.nanoTime();
-            int chunks = (payload.length() + chunkBytes - 1) / chunkBytes;
-            for (int i = 0; i < chunks - 1; i++) {
-                Buffer chunk = payload.slice(i * chunkBytes, (i + 1) * chunkBytes);
-                vertx.eventBus().send(Addresses.BENCH_KV, chunk, new KvChunk(id, i, false, chunk).deliveryOptions());
+            List<Buffer> chunks = new ArrayList<>();
+            for (int at = 0; at < payload.length(); at += chunkBytes) {
+                chunks.add(payload.slice(at, Math.min(payload.length(), at + chunkBytes)));
             }
-            Buffer last = payload.slice((chunks - 1) * chunkBytes, payload.length());
-            DeliveryOptions options =
-                    new KvChunk(id, chunks - 1, true, last).deliveryOptions().setSendTimeout(120_000);
-            vertx.eventBus()
-                    .<JsonObject>request(Addresses.BENCH_KV, last, options)
+            KvChunkSender.send(vertx, Addresses.BENCH_KV, chunks, id, 0, window, 120_000)
                     .onSuccess(reply -> {
                         long got = reply.body().getLong("bytes_received");
                         if (got != payload.length()) {

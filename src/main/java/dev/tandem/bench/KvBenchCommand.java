@@ -45,6 +45,12 @@ public final class KvBenchCommand implements Callable<Integer> {
             description = "chunk size in KiB (default ${DEFAULT-VALUE}, worker.kv-chunk-bytes' default)")
     int chunkKib;
 
+    @Option(
+            names = "--window",
+            defaultValue = "8",
+            description = "chunks on their way to the socket at once (default ${DEFAULT-VALUE}, as the workers send)")
+    int window;
+
     @Option(names = "--out", description = "directory for summary.json")
     Path out;
 
@@ -54,8 +60,8 @@ public final class KvBenchCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("tandem bench kv: each size must be 1 to 1024 MiB, --repeats 1 to 100");
             return 2;
         }
-        if (chunkKib < 4 || chunkKib > 65536) {
-            spec.commandLine().getErr().println("tandem bench kv: --chunk-kib must be 4 to 65536");
+        if (chunkKib < 4 || chunkKib > 65536 || window < 1 || window > 4096) {
+            spec.commandLine().getErr().println("tandem bench kv: --chunk-kib must be 4 to 65536, --window 1 to 4096");
             return 2;
         }
         String name = "bench-kv-" + UUID.randomUUID().toString().substring(0, 8);
@@ -67,8 +73,8 @@ public final class KvBenchCommand implements Callable<Integer> {
         try {
             int peerTcp = awaitReady(peer);
             System.out.println("kv bench: 2 JVMs on loopback, chunks of " + chunkKib + " KiB, median of " + repeats);
-            KvBench.Result result =
-                    new KvBench(node.vertx(), peerTcp, chunkKib << 10, repeats).run(List.copyOf(sizes), System.out);
+            KvBench.Result result = new KvBench(node.vertx(), peerTcp, chunkKib << 10, repeats, window)
+                    .run(List.copyOf(sizes), System.out);
             if (out != null) {
                 Files.createDirectories(out);
                 Files.writeString(out.resolve("summary.json"), result.summary().encodePrettily() + "\n");

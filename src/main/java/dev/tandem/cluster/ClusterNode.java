@@ -46,7 +46,8 @@ public final class ClusterNode {
                 .setEventBusOptions(new EventBusOptions()
                         .setHost(cluster.host())
                         .setClusterPublicHost(cluster.host())
-                        .setPort(0));
+                        .setPort(0)
+                        .setTcpNoDelay(true));
         var builder = Vertx.builder().with(options).withClusterManager(manager);
         if (metricsFactory != null) {
             builder.withMetrics(metricsFactory);

@@ -7,15 +7,13 @@ import dev.tandem.engine.KvLayout;
 import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.KvAck;
-import dev.tandem.protocol.KvChunk;
 import dev.tandem.protocol.PrefillRequest;
+import dev.tandem.worker.kv.KvChunkSender;
 import dev.tandem.worker.kv.KvTransferCodec;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
@@ -109,34 +107,34 @@ final class KvShipper {
                         cache, fingerprint, settings.kvChunkBytes(), request.promptTokens(), startBlock);
     }
 
-    /** Sends the chunks in order; the last one is a request whose reply is the decode worker's ack. */
+    /**
+     * Sends the chunks in order, a bounded window at a time ({@link KvChunkSender}); the last one is a
+     * request whose reply is the decode worker's ack.
+     */
     private Future<KvAck> send(PrefillRequest request, List<Buffer> chunks) {
-        long id = request.requestId();
-        String address = Addresses.decodeKv(request.decodeWorkerId());
-        long bytes = 0;
-        for (int i = 0; i < chunks.size() - 1; i++) {
-            bytes += chunks.get(i).length();
-            vertx.eventBus()
-                    .send(
-                            address,
-                            chunks.get(i),
-                            new KvChunk(id, i, false, chunks.get(i), request.attempt()).deliveryOptions());
+        long total = 0;
+        for (Buffer chunk : chunks) {
+            total += chunk.length();
         }
-        int lastIndex = chunks.size() - 1;
-        Buffer last = chunks.get(lastIndex);
-        long total = bytes + last.length();
+        long expected = total;
         long start = System.nanoTime();
-        DeliveryOptions options = new KvChunk(id, lastIndex, true, last, request.attempt())
-                .deliveryOptions()
-                .setSendTimeout(settings.kvParkTimeoutMs());
-        return vertx.eventBus().<JsonObject>request(address, last, options).map(reply -> {
-            KvAck ack = KvAck.CODEC.decode(reply.body());
-            if (ack.bytesReceived() != total) {
-                throw new IllegalStateException(
-                        "decode worker acknowledged " + ack.bytesReceived() + " of " + total + " bytes");
-            }
-            metrics.kvShipped(System.nanoTime() - start, total);
-            return ack;
-        });
+        String address = Addresses.decodeKv(request.decodeWorkerId());
+        return KvChunkSender.send(
+                        vertx,
+                        address,
+                        chunks,
+                        request.requestId(),
+                        request.attempt(),
+                        KvChunkSender.DEFAULT_WINDOW,
+                        settings.kvParkTimeoutMs())
+                .map(reply -> {
+                    KvAck ack = KvAck.CODEC.decode(reply.body());
+                    if (ack.bytesReceived() != expected) {
+                        throw new IllegalStateException(
+                                "decode worker acknowledged " + ack.bytesReceived() + " of " + expected + " bytes");
+                    }
+                    metrics.kvShipped(System.nanoTime() - start, expected);
+                    return ack;
+                });
     }
 }

@@ -5,6 +5,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -19,9 +20,10 @@ final class DirectUpstream {
         this.server = server;
     }
 
-    static Future<DirectUpstream> start(Vertx vertx) {
+    /** With {@code itlMs} > 0 the first token goes at once and each next one that much later, as Tandem's. */
+    static Future<DirectUpstream> start(Vertx vertx, int itlMs) {
         return vertx.createHttpServer()
-                .requestHandler(DirectUpstream::handle)
+                .requestHandler(request -> handle(vertx, request, itlMs))
                 .listen(0, "127.0.0.1")
                 .map(DirectUpstream::new);
     }
@@ -34,7 +36,7 @@ final class DirectUpstream {
         return server.close();
     }
 
-    private static void handle(HttpServerRequest request) {
+    private static void handle(Vertx vertx, HttpServerRequest request, int itlMs) {
         request.body().onSuccess(body -> {
             int maxTokens;
             try {
@@ -48,12 +50,33 @@ final class DirectUpstream {
                     .putHeader("Content-Type", "text/event-stream")
                     .putHeader("Cache-Control", "no-cache");
             long created = System.currentTimeMillis() / 1000;
-            for (int i = 0; i < maxTokens; i++) {
-                response.write(chunk(created, "a", 97, null, null));
+            if (itlMs <= 0) {
+                for (int i = 0; i < maxTokens; i++) {
+                    response.write(chunk(created, "a", 97, null, null));
+                }
+                finish(response, created, maxTokens);
+                return;
             }
-            response.write(chunk(created, "", -1, "length", maxTokens));
-            response.end("data: [DONE]\n\n");
+            response.write(chunk(created, "a", 97, null, null));
+            int[] sent = {1};
+            long timer = vertx.setPeriodic(itlMs, itlMs, id -> {
+                if (sent[0] == maxTokens || response.closed()) {
+                    vertx.cancelTimer(id);
+                    if (!response.closed()) {
+                        finish(response, created, maxTokens);
+                    }
+                    return;
+                }
+                response.write(chunk(created, "a", 97, null, null));
+                sent[0]++;
+            });
+            response.closeHandler(v -> vertx.cancelTimer(timer));
         });
+    }
+
+    private static void finish(HttpServerResponse response, long created, int maxTokens) {
+        response.write(chunk(created, "", -1, "length", maxTokens));
+        response.end("data: [DONE]\n\n");
     }
 
     private static Buffer chunk(long created, String text, int token, String finish, Integer completionTokens) {

@@ -26,6 +26,7 @@ final class LoadBench {
             int requests,
             int maxTokens,
             double rate,
+            int itlMs,
             String topology,
             int prefill,
             int decode,
@@ -46,7 +47,13 @@ final class LoadBench {
                 new PoolOptions().setHttp1MaxSize(Math.max(o.concurrency(), 1) + 8));
         LoadClient client = new LoadClient(vertx, http);
         Map<String, LoadTargetResult> results = new LinkedHashMap<>();
-        DirectUpstream direct = DirectUpstream.start(upstream).await();
+        DirectUpstream direct = DirectUpstream.start(upstream, o.itlMs()).await();
+        out.printf(
+                "load bench: %s x %d tokens, %s, %d requests per target%n",
+                o.rate() > 0 ? o.rate() + " streams/s" : o.concurrency() + " streams",
+                o.maxTokens(),
+                o.itlMs() > 0 ? "a token every " + o.itlMs() + " ms" : "tokens as fast as each target goes",
+                o.requests());
         try {
             for (String target : o.targets()) {
                 switch (target) {
@@ -65,8 +72,11 @@ final class LoadBench {
                     case "tandem" -> {
                         try (TandemUnderLoad tandem = o.topology().equals("processes")
                                 ? TandemUnderLoad.processes(
-                                        o.prefill(), o.decode(), o.out().resolve("processes"))
-                                : TandemUnderLoad.embedded(o.prefill(), o.decode())) {
+                                        o.prefill(),
+                                        o.decode(),
+                                        o.itlMs(),
+                                        o.out().resolve("processes"))
+                                : TandemUnderLoad.embedded(o.prefill(), o.decode(), o.itlMs())) {
                             results.put(target, measure(client, target, tandem.port(), tandem.model(), o, out));
                         }
                     }

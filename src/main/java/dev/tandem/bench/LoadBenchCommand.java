@@ -34,6 +34,13 @@ public final class LoadBenchCommand implements Callable<Integer> {
     double rate;
 
     @Option(
+            names = "--itl-ms",
+            defaultValue = "0",
+            description = "time between a stream's tokens, the same on every target (default 0: as fast as"
+                    + " each can, which saturates the CPU; 20 is a served 8B model's pace)")
+    int itlMs;
+
+    @Option(
             names = "--topology",
             defaultValue = "embedded",
             description = "tandem as one JVM (embedded) or router, prefill and decode JVMs (processes)")
@@ -77,6 +84,7 @@ public final class LoadBenchCommand implements Callable<Integer> {
                         requests,
                         maxTokens,
                         rate,
+                        itlMs,
                         topology,
                         prefill,
                         decode,
@@ -99,6 +107,9 @@ public final class LoadBenchCommand implements Callable<Integer> {
         }
         if (rate < 0 || Double.isNaN(rate)) {
             return "--rate must be 0 (closed loop) or more";
+        }
+        if (itlMs < 0 || itlMs > 10_000) {
+            return "--itl-ms must be 0 to 10000";
         }
         if (!topology.equals("embedded") && !topology.equals("processes")) {
             return "--topology must be embedded or processes";

@@ -30,14 +30,17 @@ abstract class TandemUnderLoad implements AutoCloseable {
     @Override
     public abstract void close();
 
-    static io.vertx.core.json.JsonObject configJson(int prefill, int decode) {
-        return SimCluster.configJson(
+    /** Zero-cost sim workers; with {@code itlMs} > 0 each decode step sleeps that long (no CPU), as a model's would. */
+    static JsonObject configJson(int prefill, int decode, int itlMs) {
+        JsonObject json = SimCluster.configJson(
                 SimCluster.Shape.of(prefill, decode, 1, SimProfiles.named("zero"), 1.0, 16, 0, 0), "default");
+        json.getJsonObject("model").put("emulated-decode-step-us", itlMs * 1000L);
+        return json;
     }
 
-    static TandemUnderLoad embedded(int prefill, int decode) {
+    static TandemUnderLoad embedded(int prefill, int decode, int itlMs) {
         TandemNode node = TandemNode.start(
-                TandemConfig.fromJson(configJson(prefill, decode)), TandemNode.Plan.embedded(prefill, decode));
+                TandemConfig.fromJson(configJson(prefill, decode, itlMs)), TandemNode.Plan.embedded(prefill, decode));
         SimCluster.awaitWorkers(node, prefill, decode);
         return new TandemUnderLoad() {
             @Override
@@ -58,11 +61,11 @@ abstract class TandemUnderLoad implements AutoCloseable {
     }
 
     /** A router, {@code prefill} prefill and {@code decode} decode JVMs, the router last (it joins the others). */
-    static TandemUnderLoad processes(int prefill, int decode, Path dir) throws IOException {
+    static TandemUnderLoad processes(int prefill, int decode, int itlMs, Path dir) throws IOException {
         Files.createDirectories(dir);
         Path yaml = dir.resolve("tandem.yaml");
         // JSON is YAML: the same configuration the embedded target gets.
-        Files.writeString(yaml, configJson(prefill, decode).encodePrettily());
+        Files.writeString(yaml, configJson(prefill, decode, itlMs).encodePrettily());
         List<Process> processes = new ArrayList<>();
         try {
             for (int i = 1; i <= prefill; i++) {

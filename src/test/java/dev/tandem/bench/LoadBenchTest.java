@@ -43,7 +43,11 @@ class LoadBenchTest {
     Path dir;
 
     private LoadBench.Options options(List<String> targets, Path out) {
-        return new LoadBench.Options(4, 24, 16, 0, "embedded", 1, 1, targets, 60, out);
+        return paced(targets, out, 0);
+    }
+
+    private LoadBench.Options paced(List<String> targets, Path out, int itlMs) {
+        return new LoadBench.Options(4, 24, 16, 0, itlMs, "embedded", 1, 1, targets, 60, out);
     }
 
     @Test
@@ -85,12 +89,32 @@ class LoadBenchTest {
         assertTrue(Files.readString(out.resolve("ttft.svg")).contains("<svg"));
     }
 
+    /**
+     * {@code --itl-ms} paces the floor and Tandem's zero-cost workers alike, so TTFT compares hops at a
+     * model's pace rather than queues of a saturated CPU. Timers never fire early: the gap between tokens
+     * is at least about the pace (a lower bound, not a speed), and no gap at all without it.
+     */
+    @Test
+    void bothTargetsStreamAtTheGivenPace() throws Exception {
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        JsonObject summary = LoadBench.run(
+                paced(List.of("direct", "tandem"), dir.resolve("paced"), 10),
+                new PrintStream(console, true, StandardCharsets.UTF_8));
+        for (String target : List.of("direct", "tandem")) {
+            JsonObject t = summary.getJsonObject("targets").getJsonObject(target);
+            assertEquals(0, t.getInteger("errors"), target + ": " + console);
+            assertTrue(t.getDouble("itl_p50_ms") >= 5, target + " streams faster than its pace: " + t.encode());
+        }
+        assertTrue(console.toString(StandardCharsets.UTF_8).contains("a token every 10 ms"), console::toString);
+    }
+
     static Stream<List<String>> badRuns() {
         return Stream.of(
                 List.of("--concurrency", "0"),
                 List.of("--requests", "0"),
                 List.of("--max-tokens", "0"),
                 List.of("--rate", "-1"),
+                List.of("--itl-ms", "-5"),
                 List.of("--topology", "cloud"),
                 List.of("--targets", "direct,vllm"),
                 List.of("--targets", "direct,direct"),

@@ -24,7 +24,7 @@ import java.util.function.BooleanSupplier;
  * is the decode worker's KV_CACHE_ACK. A decode worker with a KV cache gets version 2 of the stream
  * without the leading blocks the router believes it holds; should it have lost some meanwhile, its ack
  * says from which block it needs the KV, and it gets that — once; correctness never rests on the index.
- * Encoding runs on the compute executor, sending on the event loop.
+ * Encoding runs on the given executor (not the prefill compute thread), sending on the event loop.
  */
 final class KvShipper {
     /** Times a decode worker may ask for more before the transfer fails. */
@@ -38,15 +38,15 @@ final class KvShipper {
     record Shipped(long bytes) {}
 
     private final Vertx vertx;
-    private final WorkerExecutor compute;
+    private final WorkerExecutor encoder;
     private final WorkerSettings settings;
     private final Engine engine;
     private final long fingerprint;
     private final WorkerMetrics metrics;
 
-    KvShipper(Vertx vertx, WorkerExecutor compute, WorkerSettings settings, Engine engine, WorkerMetrics metrics) {
+    KvShipper(Vertx vertx, WorkerExecutor encoder, WorkerSettings settings, Engine engine, WorkerMetrics metrics) {
         this.vertx = vertx;
-        this.compute = compute;
+        this.encoder = encoder;
         this.settings = settings;
         this.engine = engine;
         this.fingerprint = engine.info().fingerprint();
@@ -73,7 +73,7 @@ final class KvShipper {
         KvLayout layout = cache.layout();
         int blocks = layout.blocksFor(cache.length()) - Math.max(startBlock, 0);
         long counted = blocks * (layout.blockBytes() - layout.wireBlockBytes());
-        return compute.<List<Buffer>>executeBlocking(() -> encode(request, cache, startBlock), false)
+        return encoder.<List<Buffer>>executeBlocking(() -> encode(request, cache, startBlock), false)
                 .compose(chunks -> interconnect(blocks * layout.blockBytes()).map(chunks))
                 .compose(chunks -> send(request, chunks))
                 .compose(ack -> {

@@ -58,6 +58,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     private final WorkerMetrics metrics;
     private final Map<Long, Job> jobs = new HashMap<>();
     private WorkerExecutor compute;
+    private WorkerExecutor encoder;
     private WorkerControl control;
     /** Computed prompt blocks kept for prompts that share their prefix (worker.prefix-cache-bytes). */
     private BlockCache prefixCache;
@@ -87,7 +88,10 @@ public final class PrefillWorkerVerticle extends VerticleBase {
         prefixCache = new BlockCache(engine.kvLayout(), engine.info().fingerprint(), settings.prefixCacheBytes());
         events = new KvEventPublisher(vertx, workerId, prefixCache, settings.heartbeatMs());
         metrics.kvCache(prefixCache::bytes, prefixCache::blocks, prefixCache::evictions);
-        shipper = new KvShipper(vertx, compute, settings, engine, metrics);
+        // KV encoding on a thread of its own: on the compute thread it queued behind every prefill accepted
+        // meanwhile, so a prompt's first token waited for the whole queue (PrefillQueueOrderTest).
+        encoder = vertx.createSharedWorkerExecutor("tandem-kv-encode-" + workerId, 1);
+        shipper = new KvShipper(vertx, encoder, settings, engine, metrics);
         control = new WorkerControl(vertx, workerId, announcer, this::descriptor);
         return control.start(List.of(
                 vertx.eventBus().<Object>consumer(Addresses.prefill(workerId), this::onPrefill),
@@ -98,7 +102,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     @Override
     public Future<?> stop() {
         events.stop();
-        return control.stop().eventually(() -> compute.close());
+        return control.stop().eventually(() -> compute.close()).eventually(() -> encoder.close());
     }
 
     /** This worker as it is now: its registry entry, heartbeat and status answer. */

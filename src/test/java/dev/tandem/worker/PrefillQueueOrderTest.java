@@ -1,0 +1,73 @@
+package dev.tandem.worker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.tandem.TestNodes;
+import dev.tandem.config.TandemConfig;
+import dev.tandem.node.TandemNode;
+import dev.tandem.protocol.Addresses;
+import dev.tandem.protocol.PrefillDone;
+import dev.tandem.protocol.PrefillRequest;
+import dev.tandem.protocol.Sampling;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A prompt's first token must not wait for the prompts queued behind it. Shipping its KV used to be a
+ * second task on the prefill compute thread, queued after every prefill accepted meanwhile: under a queue
+ * of N prompts the first answered only after all N were computed. Here four prompts of a paced prefill
+ * (200 ms each, one at a time) are sent at once: the first is answered a prefill or more before the last.
+ * The bound is a sleep's lower bound, not a speed: with the old order all four answered together.
+ */
+class PrefillQueueOrderTest {
+    private static final long PREFILL_MS = 200;
+    private TandemNode node;
+
+    @AfterEach
+    void stop() {
+        if (node != null) {
+            node.close().await();
+        }
+    }
+
+    @Test
+    void eachPromptIsAnsweredWhenItsOwnPrefillIsDone() {
+        TandemConfig config = TestNodes.config();
+        int[] prompt = {256, 72, 105, 33};
+        config = config.withModel(config.model().withPacing(0, PREFILL_MS * 1000 / prompt.length));
+        node = TandemNode.start(config, new TandemNode.Plan(false, List.of("prefill-q"), List.of("decode-q")));
+        TestNodes.awaitTrue(
+                () -> !node.prefillWorkers().isEmpty() && !node.decodeWorkers().isEmpty(),
+                java.time.Duration.ofSeconds(30),
+                "workers started");
+        var bus = node.vertx().eventBus();
+        ConcurrentHashMap<Long, Long> answeredAt = new ConcurrentHashMap<>();
+        List<Future<?>> replies = new ArrayList<>();
+        for (long id = 1; id <= 4; id++) {
+            PrefillRequest request = new PrefillRequest(id, prompt, "decode-q", Sampling.GREEDY, "node-test");
+            long requestId = id;
+            replies.add(bus.<JsonObject>request(
+                            Addresses.prefill("prefill-q"),
+                            PrefillRequest.CODEC.encode(request),
+                            new io.vertx.core.eventbus.DeliveryOptions().setSendTimeout(30_000))
+                    .onSuccess(reply -> {
+                        answeredAt.put(requestId, System.nanoTime());
+                        assertEquals(
+                                requestId,
+                                PrefillDone.CODEC.decode(reply.body()).requestId());
+                    }));
+        }
+        Future.all(replies).await();
+        long gapMs = TimeUnit.NANOSECONDS.toMillis(answeredAt.get(4L) - answeredAt.get(1L));
+        assertTrue(
+                gapMs >= PREFILL_MS,
+                "the first prompt was answered only " + gapMs + " ms before the last: it waited for the others");
+    }
+}

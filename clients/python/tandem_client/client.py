@@ -136,8 +136,11 @@ class TandemClient:
     TandemBridgeError or TandemRequestError.
     """
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 7000, timeout: Optional[float] = 30.0):
+    def __init__(self, host: str = "127.0.0.1", port: int = 7000, timeout: Optional[float] = 30.0,
+                 api_key: Optional[str] = None):
         self.timeout = timeout
+        # With http.api-keys set on the router, every frame but a ping carries one in its headers.
+        self._headers = {"authorization": "Bearer " + api_key} if api_key else None
         self.address = CLIENT_PREFIX + str(uuid.uuid4())
         try:
             self._sock = socket.create_connection((host, port), timeout=timeout)
@@ -258,6 +261,8 @@ class TandemClient:
             frame: Dict[str, Any] = {"type": "send", "address": address, "replyAddress": reply_address}
             if body is not None:
                 frame["body"] = body
+            if self._headers is not None:
+                frame["headers"] = self._headers
             self._write(frames.encode(frame))
             try:
                 result = pending.result.get(timeout=timeout)

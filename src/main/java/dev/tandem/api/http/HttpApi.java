@@ -67,12 +67,19 @@ public final class HttpApi {
             Handler<RoutingContext> metrics,
             OpsRoutes.Check... readiness) {
         Router router = Router.router(vertx);
-        OpsRoutes.mount(router, vertx, metrics, readiness);
+        // First: a body that breaks HTTP framing is the client's error, answered before any route's handler.
+        router.route().failureHandler(HttpProtocolErrors::onFailure);
         if (!http.apiKeys().isEmpty()) {
             ApiKeyHandler keys = new ApiKeyHandler(http.apiKeys());
             router.route("/v1/*").handler(keys);
             router.route("/admin/*").handler(keys);
+            // http.metrics-public: false puts metrics and readiness behind the keys too; liveness stays open.
+            if (!http.metricsPublic()) {
+                router.route("/metrics").handler(keys);
+                router.route("/ready").handler(keys);
+            }
         }
+        OpsRoutes.mount(router, vertx, metrics, readiness);
         BodyHandler body = BodyHandler.create(false).setBodyLimit(http.maxBodyBytes());
         router.post("/v1/completions")
                 .handler(body)
@@ -88,7 +95,8 @@ public final class HttpApi {
                 .handler(BodyHandler.create(false).setBodyLimit(4096))
                 .handler(admin::drain);
         router.delete("/v1/sessions/:key").handler(ctx -> forgetSession(ctx, disagg, served));
-        router.route("/v1/stream").handler(new WebSocketStreamHandler(parser, disagg, http.maxBodyBytes()));
+        router.route("/v1/stream")
+                .handler(new WebSocketStreamHandler(parser, disagg, http.maxBodyBytes(), http.requestReadTimeoutMs()));
 
         router.errorHandler(
                 404,

@@ -1,0 +1,109 @@
+package dev.tandem;
+
+import io.vertx.core.json.JsonObject;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Raw bytes to an HTTP port, for what no HTTP client will send (bad chunk sizes, negative lengths, NULs in
+ * headers): writes the request, reads until the server closes or goes quiet, and parses the first response.
+ */
+public final class RawHttp {
+    /** A hang guard, not a timed assertion: a correct server answers at once. */
+    private static final int READ_TIMEOUT_MS = 10_000;
+
+    public record Response(int status, String head, String body, boolean closed) {
+        public JsonObject json() {
+            return new JsonObject(body);
+        }
+
+        public String header(String name) {
+            for (String line : head.split("\r\n")) {
+                int colon = line.indexOf(':');
+                if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase(name)) {
+                    return line.substring(colon + 1).trim();
+                }
+            }
+            return null;
+        }
+    }
+
+    private RawHttp() {}
+
+    public static Response exchange(int port, byte[] request) throws IOException {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            socket.setSoTimeout(READ_TIMEOUT_MS);
+            OutputStream out = socket.getOutputStream();
+            try {
+                out.write(request);
+                out.flush();
+            } catch (IOException e) {
+                // The server may answer and close before the whole request is written; read what it said.
+            }
+            return read(socket.getInputStream());
+        }
+    }
+
+    public static Response exchange(int port, String request) throws IOException {
+        return exchange(port, request.getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    /** Reads one response: the head, then Content-Length bytes (or until the close). */
+    private static Response read(InputStream in) throws IOException {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        boolean closed = false;
+        int headEnd = -1;
+        long need = -1;
+        try {
+            byte[] chunk = new byte[8192];
+            while (true) {
+                if (headEnd >= 0 && need >= 0 && buf.size() >= headEnd + need) {
+                    break;
+                }
+                int n = in.read(chunk);
+                if (n < 0) {
+                    closed = true;
+                    break;
+                }
+                buf.write(chunk, 0, n);
+                if (headEnd < 0) {
+                    headEnd = buf.toString(StandardCharsets.ISO_8859_1).indexOf("\r\n\r\n");
+                    if (headEnd >= 0) {
+                        headEnd += 4;
+                        String head = buf.toString(StandardCharsets.ISO_8859_1).substring(0, headEnd);
+                        need = contentLength(head);
+                    }
+                }
+            }
+        } catch (SocketTimeoutException e) {
+            throw new AssertionError("no complete response within " + READ_TIMEOUT_MS + " ms: "
+                    + buf.toString(StandardCharsets.ISO_8859_1));
+        } catch (IOException e) {
+            closed = true; // reset by the server after its answer
+        }
+        String all = buf.toString(StandardCharsets.UTF_8);
+        if (all.isEmpty()) {
+            return new Response(-1, "", "", closed);
+        }
+        int end = all.indexOf("\r\n\r\n");
+        String head = end < 0 ? all : all.substring(0, end);
+        String body = end < 0 ? "" : all.substring(end + 4);
+        int status = Integer.parseInt(head.substring(9, 12));
+        return new Response(status, head, body, closed);
+    }
+
+    private static long contentLength(String head) {
+        for (String line : head.split("\r\n")) {
+            if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                return Long.parseLong(line.substring(15).trim());
+            }
+        }
+        return -1;
+    }
+}

@@ -37,6 +37,14 @@ public final class RawHttp {
     private RawHttp() {}
 
     public static Response exchange(int port, byte[] request) throws IOException {
+        return exchange(port, request, false);
+    }
+
+    /**
+     * With {@code thenAwaitClose}, reads on after the response until the server closes the connection
+     * ({@link Response#closed}); a server that keeps it open fails the test after the hang guard.
+     */
+    public static Response exchange(int port, byte[] request, boolean thenAwaitClose) throws IOException {
         try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
             socket.setSoTimeout(READ_TIMEOUT_MS);
             OutputStream out = socket.getOutputStream();
@@ -46,12 +54,27 @@ public final class RawHttp {
             } catch (IOException e) {
                 // The server may answer and close before the whole request is written; read what it said.
             }
-            return read(socket.getInputStream());
+            Response r = read(socket.getInputStream());
+            if (thenAwaitClose && !r.closed()) {
+                try {
+                    int b = socket.getInputStream().read();
+                    return new Response(r.status(), r.head(), r.body(), b < 0);
+                } catch (SocketTimeoutException e) {
+                    return r;
+                } catch (IOException e) {
+                    return new Response(r.status(), r.head(), r.body(), true);
+                }
+            }
+            return r;
         }
     }
 
     public static Response exchange(int port, String request) throws IOException {
-        return exchange(port, request.getBytes(StandardCharsets.ISO_8859_1));
+        return exchange(port, request.getBytes(StandardCharsets.ISO_8859_1), false);
+    }
+
+    public static Response exchangeThenAwaitClose(int port, String request) throws IOException {
+        return exchange(port, request.getBytes(StandardCharsets.ISO_8859_1), true);
     }
 
     /** Reads one response: the head, then Content-Length bytes (or until the close). */

@@ -398,6 +398,7 @@ class WorkerBridgeTest {
 
     private static JsonObject joinOf(String role, String model, String id) {
         return new JsonObject()
+                .put("token", FakeExternalWorker.TOKEN)
                 .put("role", role)
                 .put("model", model)
                 .put("model_fingerprint", 1)

@@ -54,7 +54,10 @@ public final class RawHttp {
             } catch (IOException e) {
                 // The server may answer and close before the whole request is written; read what it said.
             }
-            Response r = read(socket.getInputStream());
+            // A HEAD response has no body, whatever its headers say.
+            boolean head =
+                    request.length >= 5 && new String(request, 0, 5, StandardCharsets.ISO_8859_1).equals("HEAD ");
+            Response r = read(socket.getInputStream(), head);
             if (thenAwaitClose && !r.closed()) {
                 try {
                     int b = socket.getInputStream().read();
@@ -78,7 +81,7 @@ public final class RawHttp {
     }
 
     /** Reads one response: the head, then Content-Length bytes (or until the close). */
-    private static Response read(InputStream in) throws IOException {
+    private static Response read(InputStream in, boolean headOnly) throws IOException {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         boolean closed = false;
         int headEnd = -1;
@@ -87,6 +90,11 @@ public final class RawHttp {
             byte[] chunk = new byte[8192];
             while (true) {
                 if (headEnd >= 0 && need >= 0 && buf.size() >= headEnd + need) {
+                    break;
+                }
+                if (headEnd >= 0
+                        && need == CHUNKED
+                        && buf.toString(StandardCharsets.ISO_8859_1).endsWith("0\r\n\r\n")) {
                     break;
                 }
                 int n = in.read(chunk);
@@ -100,7 +108,8 @@ public final class RawHttp {
                     if (headEnd >= 0) {
                         headEnd += 4;
                         String head = buf.toString(StandardCharsets.ISO_8859_1).substring(0, headEnd);
-                        need = contentLength(head);
+                        int status = Integer.parseInt(head.substring(9, 12));
+                        need = headOnly || status == 204 || status == 304 || status < 200 ? 0 : contentLength(head);
                     }
                 }
             }
@@ -121,8 +130,15 @@ public final class RawHttp {
         return new Response(status, head, body, closed);
     }
 
+    private static final long CHUNKED = -2;
+
+    /** The Content-Length, {@link #CHUNKED}, or -1 (read until the close). */
     private static long contentLength(String head) {
         for (String line : head.split("\r\n")) {
+            if (line.toLowerCase(java.util.Locale.ROOT).startsWith("transfer-encoding:")
+                    && line.toLowerCase(java.util.Locale.ROOT).contains("chunked")) {
+                return CHUNKED;
+            }
             if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
                 return Long.parseLong(line.substring(15).trim());
             }

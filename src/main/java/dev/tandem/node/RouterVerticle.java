@@ -204,7 +204,7 @@ public final class RouterVerticle extends VerticleBase {
                     RequestReadTimeout readTimeout = new RequestReadTimeout(vertx, http.requestReadTimeoutMs());
                     return vertx.createHttpServer(serverOptions(http))
                             .connectionHandler(readTimeout::onConnection)
-                            .requestHandler(readTimeout.wrap(httpRoutes(parser, metrics)))
+                            .requestHandler(readTimeout.wrap(HttpProtocolErrors.guard(httpRoutes(parser, metrics))))
                             .invalidRequestHandler(HttpProtocolErrors::invalidRequest)
                             .listen(http.port(), http.host())
                             .recover(e -> b.stop().transform(v -> Future.failedFuture(e)));

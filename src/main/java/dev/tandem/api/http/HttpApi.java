@@ -69,6 +69,11 @@ public final class HttpApi {
         Router router = Router.router(vertx);
         // First: a body that breaks HTTP framing is the client's error, answered before any route's handler.
         router.route().failureHandler(HttpProtocolErrors::onFailure);
+        // Every body is read (within max-body-bytes) before routing, also where no route wants one: a body that
+        // breaks the framing then fails into that handler and gets its 400, instead of the connection being
+        // dropped unanswered. The SockJS bridge reads its own.
+        BodyHandler body = BodyHandler.create(false).setBodyLimit(http.maxBodyBytes());
+        router.routeWithRegex("^(?!/eventbus(/|$)).*").handler(body);
         if (!http.apiKeys().isEmpty()) {
             ApiKeyHandler keys = new ApiKeyHandler(http.apiKeys());
             router.route("/v1/*").handler(keys);
@@ -80,7 +85,6 @@ public final class HttpApi {
             }
         }
         OpsRoutes.mount(router, vertx, metrics, readiness);
-        BodyHandler body = BodyHandler.create(false).setBodyLimit(http.maxBodyBytes());
         router.post("/v1/completions")
                 .handler(body)
                 .handler(new CompletionsHandler(parser, disagg, ApiKind.COMPLETION));

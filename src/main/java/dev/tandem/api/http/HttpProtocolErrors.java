@@ -39,6 +39,24 @@ public final class HttpProtocolErrors {
     }
 
     /**
+     * Wraps the request handler: a body that breaks HTTP framing on a route that never reads it (a GET, a
+     * 404) reaches the request's exception handler, not the routes' failure handler; answer it there too.
+     * Routes that read the body replace this handler with their own, which fails into {@link #onFailure}.
+     */
+    public static io.vertx.core.Handler<HttpServerRequest> guard(io.vertx.core.Handler<HttpServerRequest> next) {
+        return request -> {
+            request.exceptionHandler(e -> {
+                if (fromDecoder(e)) {
+                    answer(request, 400, "bad_request", e);
+                } else {
+                    LOG.log(Level.FINE, "HTTP request from " + request.remoteAddress() + " failed", e);
+                }
+            });
+            next.handle(request);
+        };
+    }
+
+    /**
      * The routes' first failure handler: a failure raised by Netty's HTTP decoder (a body that breaks the
      * framing, e.g. a chunk size that is not hex) is the client's; anything else goes on to the router's
      * error handlers.

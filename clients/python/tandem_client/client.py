@@ -218,6 +218,8 @@ class TandemClient:
     def send_frame(self, frame: Dict[str, Any]) -> None:
         """Writes one raw bridge frame. An error the bridge answers with, when not addressed to a
         reply, is available from next_error()."""
+        if self._headers is not None and frame.get("type") != "ping" and "headers" not in frame:
+            frame = dict(frame, headers=self._headers)
         self._write(frames.encode(frame))
 
     def next_error(self, timeout: Optional[float] = None) -> TandemError:

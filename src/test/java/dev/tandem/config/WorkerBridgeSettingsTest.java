@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonObject;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -48,6 +49,17 @@ class WorkerBridgeSettingsTest {
         assertTrue(why.contains("loopback"), why);
         assertNotNull(parse(dev.copy().put("host", "10.0.0.5")).refusal());
         assertNotNull(parse(dev.copy().put("host", "localhost.example.com")).refusal());
+    }
+
+    @Test
+    void aRouterNodeWhoseWorkerBridgeHasNoTokenRefusesToStart() {
+        TandemConfig config = dev.tandem.TestNodes.config();
+        TandemConfig noToken = config.withWorkerBridge(config.workerBridge().withTcpPort(0));
+        RuntimeException e = assertThrows(
+                RuntimeException.class,
+                () -> dev.tandem.node.TandemNode.start(
+                        noToken, new dev.tandem.node.TandemNode.Plan(true, List.of(), List.of())));
+        assertTrue(String.valueOf(e.getMessage()).contains("worker-bridge.token"), String.valueOf(e));
     }
 
     @Test

@@ -24,6 +24,9 @@ CLIENT_PREFIX = "tandem.client."
 _CLOSED = object()
 #: Streams whose reply was not (yet) seen, kept for at most this many request ids.
 _MAX_EARLY_STREAMS = 256
+# The router closes a bridge connection that sends no frame for bridge.idle-timeout-ms (5 min by
+# default); a client that sits idle pings well within that.
+KEEPALIVE_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -136,8 +139,13 @@ class TandemClient:
     TandemBridgeError or TandemRequestError.
     """
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 7000, timeout: Optional[float] = 30.0):
+    def __init__(self, host: str = "127.0.0.1", port: int = 7000, timeout: Optional[float] = 30.0,
+                 api_key: Optional[str] = None, keepalive: Optional[float] = KEEPALIVE_S):
         self.timeout = timeout
+        self._keepalive_pongs = 0
+        self._stopped = threading.Event()
+        # With http.api-keys set on the router, every frame but a ping carries one in its headers.
+        self._headers = {"authorization": "Bearer " + api_key} if api_key else None
         self.address = CLIENT_PREFIX + str(uuid.uuid4())
         try:
             self._sock = socket.create_connection((host, port), timeout=timeout)
@@ -157,6 +165,9 @@ class TandemClient:
         self._replies = itertools.count(1)
         self._reader = threading.Thread(target=self._read_loop, name="tandem-client-reader", daemon=True)
         self._reader.start()
+        if keepalive:
+            threading.Thread(target=self._keepalive, args=(keepalive,), name="tandem-client-keepalive",
+                             daemon=True).start()
         self.send_frame({"type": "register", "address": self.address})
 
     # ---- requests ----
@@ -215,6 +226,8 @@ class TandemClient:
     def send_frame(self, frame: Dict[str, Any]) -> None:
         """Writes one raw bridge frame. An error the bridge answers with, when not addressed to a
         reply, is available from next_error()."""
+        if self._headers is not None and frame.get("type") != "ping" and "headers" not in frame:
+            frame = dict(frame, headers=self._headers)
         self._write(frames.encode(frame))
 
     def next_error(self, timeout: Optional[float] = None) -> TandemError:
@@ -258,6 +271,8 @@ class TandemClient:
             frame: Dict[str, Any] = {"type": "send", "address": address, "replyAddress": reply_address}
             if body is not None:
                 frame["body"] = body
+            if self._headers is not None:
+                frame["headers"] = self._headers
             self._write(frames.encode(frame))
             try:
                 result = pending.result.get(timeout=timeout)
@@ -336,13 +351,29 @@ class TandemClient:
         if kind == "err":
             self._errors.put(frame)
         elif kind == "pong":
+            with self._lock:
+                if self._keepalive_pongs > 0:
+                    self._keepalive_pongs -= 1  # the answer to a keepalive ping, not to ping()
+                    return
             self._pongs.put(frame)
+
+    def _keepalive(self, period: float) -> None:
+        while not self._stopped.wait(period):
+            with self._lock:
+                if self._closed is not None:
+                    return
+                self._keepalive_pongs += 1
+            try:
+                self._write(frames.encode({"type": "ping"}))
+            except TandemError:
+                return
 
     def _shut(self, reason: TandemConnectionError) -> None:
         with self._lock:
             if self._closed is not None:
                 return
             self._closed = reason
+            self._stopped.set()
             waiting = [p.result for p in self._pending.values()] + list(self._streams.values())
             self._pending.clear()
             self._streams.clear()

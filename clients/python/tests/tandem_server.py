@@ -1,7 +1,8 @@
 """Test harness: starts a real Tandem JVM (router + 2 prefill + 2 decode workers, built-in model) on
 127.0.0.1 and hands back its HTTP and bridge ports. ``command`` picks another CLI subcommand (e.g.
 ``["router"]``: no workers of its own) and ``worker_bridge=True`` opens the worker bridge on a free port
-(``--worker-bridge-port``), waiting for its "worker bridge listening" line.
+(``--worker-bridge-port``) with a fresh join token (``worker_bridge_token``; a listening worker bridge
+requires one), waiting for its "worker bridge listening" line.
 
 The jar is target/tandem.jar of this project (mvn package builds it before the integration-test
 phase that runs these tests); TANDEM_JAR overrides it. Every server gets its own random cluster name,
@@ -56,6 +57,7 @@ class TandemServer:
             raise RuntimeError(f"{JAR} does not exist: build it first (mvn -DskipTests package)")
         self.bridge_port = free_port()
         self.worker_bridge_port: Optional[int] = free_port() if worker_bridge else None
+        self.worker_bridge_token: Optional[str] = secrets.token_hex(16) if worker_bridge else None
         self.http_port: Optional[int] = None
         self._lines: deque = deque(maxlen=300)
         self._ready = threading.Condition()
@@ -70,6 +72,8 @@ class TandemServer:
         # The tests' own switch, not a setting: the JVM would read it as the unknown key worker.log.
         full_env.pop("TANDEM_WORKER_LOG", None)
         full_env["TANDEM_BRIDGE_TCP_PORT"] = str(self.bridge_port)
+        if self.worker_bridge_token is not None:
+            full_env["TANDEM_WORKER_BRIDGE_TOKEN"] = self.worker_bridge_token
         full_env.update(env or {})
         self._process = subprocess.Popen(self._args, cwd=PROJECT_DIR, env=full_env, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

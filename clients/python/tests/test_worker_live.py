@@ -57,7 +57,7 @@ def tearDownModule() -> None:
 def start(cls: Any, worker_id: Optional[str], engine: Optional[ToyModel] = None, **settings: Any) -> Worker:
     assert server.worker_bridge_port is not None
     return cls(engine or model, "127.0.0.1", server.worker_bridge_port, worker_id=worker_id,
-               settings=WorkerSettings(**settings)).start()
+               token=server.worker_bridge_token, settings=WorkerSettings(**settings)).start()
 
 
 def http(method: str, path: str, body: Optional[Dict[str, Any]] = None) -> Tuple[Dict[str, Any], Dict[str, str]]:
@@ -164,7 +164,7 @@ class ReconnectTest(unittest.TestCase):
     def test_a_worker_whose_connection_drops_rejoins_and_serves_the_next_request(self) -> None:
         assert server.worker_bridge_port is not None
         worker = DecodeWorker(model, "127.0.0.1", server.worker_bridge_port, worker_id="py-dec-re",
-                              settings=WorkerSettings(join_timeout_s=3.0))
+                              token=server.worker_bridge_token, settings=WorkerSettings(join_timeout_s=3.0))
         supervisor = Supervisor(worker, [("127.0.0.1", server.worker_bridge_port)], reconnect_timeout=TIMEOUT,
                                 backoff=Backoff(0.05, 0.5))
         errors: List[BaseException] = []
@@ -216,7 +216,8 @@ class IdleTest(unittest.TestCase):
         try:
             welcome = connection.request(JOIN, {"role": "decode", "model": "tandem-builtin", "max_batch": 1,
                                                 "model_fingerprint": model.info.fingerprint,
-                                                "worker_id": "py-silent"}, timeout=5).result()
+                                                "worker_id": "py-silent", "token": server.worker_bridge_token},
+                                         timeout=5).result()
             self.assertIn("py-silent", workers())
             idle_s = welcome["idle_timeout_ms"] / 1000
             self.assertTrue(connection.closed_event.wait(idle_s + 3), "closed after idle_timeout_ms of silence")
@@ -246,19 +247,21 @@ class RefusalTest(unittest.TestCase):
 
     def test_bad_joins_are_refused_not_hung(self) -> None:
         good = {"role": "decode", "model": "tandem-builtin", "model_fingerprint": model.info.fingerprint,
-                "max_batch": 4}
+                "max_batch": 4, "token": server.worker_bridge_token}
         cases = {"invalid_join": [{k: v for k, v in good.items() if k != "role"}, dict(good, role="router"),
                                   dict(good, worker_id="bad id!"), dict(good, worker_id="x" * 65),
                                   dict(good, max_batch=0), {k: v for k, v in good.items() if k != "model_fingerprint"}],
                  "model_mismatch": [dict(good, model="gpt-9")],
-                 "worker_id_in_use": [dict(good, worker_id="py-dec-1")]}
+                 "worker_id_in_use": [dict(good, worker_id="py-dec-1")],
+                 "unauthorized": [{k: v for k, v in good.items() if k != "token"}, dict(good, token="nope")]}
         for code, bodies in cases.items():
             for body in bodies:
                 with self.subTest(code=code, body=body):
                     refused = self.join_raw(body)
                     self.assertEqual(code, refused.code, refused)
         with self.assertRaises(JoinRefused) as raised:
-            DecodeWorker(ToyModel(name="other-model"), "127.0.0.1", server.worker_bridge_port).start()
+            DecodeWorker(ToyModel(name="other-model"), "127.0.0.1", server.worker_bridge_port,
+                         token=server.worker_bridge_token).start()
         self.assertEqual("model_mismatch", raised.exception.code)
 
     def test_sends_before_the_join_and_to_forbidden_addresses_are_refused(self) -> None:
@@ -270,7 +273,8 @@ class RefusalTest(unittest.TestCase):
                 connection.request("tandem.bridge.worker.heartbeat", {}, timeout=5).result()
             self.assertEqual("not_joined", raised.exception.code)
             connection.request(JOIN, {"role": "decode", "model": "tandem-builtin", "max_batch": 1,
-                                      "model_fingerprint": model.info.fingerprint}, timeout=5).result()
+                                      "model_fingerprint": model.info.fingerprint,
+                                      "token": server.worker_bridge_token}, timeout=5).result()
             with self.assertRaises(Refused) as raised:
                 connection.request(JOIN, {"role": "decode"}, timeout=5).result()
             self.assertEqual("already_joined", raised.exception.code)

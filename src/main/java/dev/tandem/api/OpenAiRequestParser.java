@@ -19,7 +19,6 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class OpenAiRequestParser {
     private static final int MAX_STOP_STRINGS = 4;
-    private static final long NOT_GIVEN = Long.MIN_VALUE;
     private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant");
     private static final List<String> COMPLETION_UNSUPPORTED =
             List.of("logit_bias", "logprobs", "suffix", "presence_penalty", "frequency_penalty", "tools", "functions");
@@ -50,6 +49,11 @@ public final class OpenAiRequestParser {
      * true there; it only matters to {@code stream_options}.
      */
     public CompletionCall parseStreaming(JsonObject body, String sessionHeader) {
+        // Which kind the body is must not depend on a field the client may not have meant to send.
+        if (body.getValue("prompt") != null && body.getValue("messages") != null) {
+            throw ApiException.invalid(
+                    "messages", "send either 'prompt' (a completion) or 'messages' (a chat), not both");
+        }
         if (!body.containsKey("stream")) {
             body.put("stream", true);
         }
@@ -58,7 +62,7 @@ public final class OpenAiRequestParser {
 
     public CompletionCall parseCompletion(JsonObject body, String sessionHeader) {
         refuseUnsupported(body, COMPLETION_UNSUPPORTED);
-        if (RequestFields.integer(body, "best_of", 1) != 1) {
+        if (RequestFields.integer(body, "best_of", 1, Long.MIN_VALUE, Long.MAX_VALUE) != 1) {
             throw unsupported("best_of", "'best_of' other than 1 is not supported");
         }
         if (RequestFields.bool(body, "echo", false)) {
@@ -70,7 +74,7 @@ public final class OpenAiRequestParser {
                 model,
                 body,
                 prompt,
-                RequestFields.integer(body, "max_tokens", NOT_GIVEN),
+                RequestFields.optionalInteger(body, "max_tokens", 1, Integer.MAX_VALUE),
                 "max_tokens",
                 ApiKind.COMPLETION,
                 sessionHeader);
@@ -89,10 +93,10 @@ public final class OpenAiRequestParser {
         List<ChatMessage> messages = messages(body.getValue("messages"));
         ServedModel model = model(body);
         int[] prompt = encode(model, model.chatTemplate().render(messages), "messages");
-        long max = RequestFields.integer(body, "max_completion_tokens", NOT_GIVEN);
+        Long max = RequestFields.optionalInteger(body, "max_completion_tokens", 1, Integer.MAX_VALUE);
         String maxField = "max_completion_tokens";
-        if (max == NOT_GIVEN) {
-            max = RequestFields.integer(body, "max_tokens", NOT_GIVEN);
+        if (max == null) {
+            max = RequestFields.optionalInteger(body, "max_tokens", 1, Integer.MAX_VALUE);
             maxField = "max_tokens";
         }
         return common(model, body, prompt, max, maxField, ApiKind.CHAT, sessionHeader);
@@ -121,11 +125,11 @@ public final class OpenAiRequestParser {
             ServedModel model,
             JsonObject body,
             int[] prompt,
-            long requestedMax,
+            Long requestedMax,
             String maxField,
             ApiKind kind,
             String sessionHeader) {
-        if (RequestFields.integer(body, "n", 1) != 1) {
+        if (RequestFields.integer(body, "n", 1, Long.MIN_VALUE, Long.MAX_VALUE) != 1) {
             throw unsupported("n", "'n' other than 1 is not supported; send separate requests");
         }
         int seqLen = model.contextLength();
@@ -148,13 +152,11 @@ public final class OpenAiRequestParser {
         if (!(topP > 0 && topP <= 1)) {
             throw ApiException.invalid("top_p", "'top_p' must be in (0, 1], got " + topP);
         }
-        long topK = RequestFields.integer(body, "top_k", -1);
-        if (topK < -1 || topK > model.vocabSize()) {
-            throw ApiException.invalid("top_k", "'top_k' must be -1 (off) or between 0 and the vocabulary size");
-        }
+        // -1 (off) to the vocabulary size.
+        long topK = RequestFields.integer(body, "top_k", -1, -1, model.vocabSize());
         long seed = body.getValue("seed") == null
                 ? ThreadLocalRandom.current().nextLong()
-                : RequestFields.integer(body, "seed", 0);
+                : RequestFields.integer(body, "seed", 0, Long.MIN_VALUE, Long.MAX_VALUE);
         boolean stream = RequestFields.bool(body, "stream", false);
         JsonObject streamOptions = RequestFields.object(body, "stream_options");
         boolean includeUsage = false;
@@ -199,15 +201,15 @@ public final class OpenAiRequestParser {
                 throw unsupported(
                         "prompt", "batched prompts (an array of strings or of token arrays) are not supported");
             }
-            if (!(e instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue())) {
+            java.math.BigInteger id = RequestFields.exactInteger(e);
+            if (id == null) {
                 throw ApiException.invalidType("prompt", "a string or an array of token ids");
             }
-            long id = n.longValue();
-            if (id < 0 || id >= vocab) {
+            if (id.signum() < 0 || id.compareTo(java.math.BigInteger.valueOf(vocab)) >= 0) {
                 throw ApiException.invalid(
-                        "prompt", "token id " + n + " at index " + i + " is outside the vocabulary [0, " + vocab + ")");
+                        "prompt", "token id at index " + i + " is outside the vocabulary [0, " + vocab + ")");
             }
-            tokens[i] = (int) id;
+            tokens[i] = id.intValue();
         }
         return tokens;
     }
@@ -312,12 +314,9 @@ public final class OpenAiRequestParser {
         return List.copyOf(stops);
     }
 
-    private int maxTokens(long requested, String field, int left) {
-        if (requested == NOT_GIVEN) {
+    private int maxTokens(Long requested, String field, int left) {
+        if (requested == null) {
             return Math.min(defaultMaxTokens, left);
-        }
-        if (requested <= 0) {
-            throw ApiException.invalid(field, "'" + field + "' must be at least 1, got " + requested);
         }
         if (requested > left) {
             throw new ApiException(
@@ -328,7 +327,7 @@ public final class OpenAiRequestParser {
                     "'" + field + "' is " + requested + " but only " + left
                             + " tokens of context are left after the prompt");
         }
-        return (int) requested;
+        return requested.intValue();
     }
 
     private static void refuseUnsupported(JsonObject body, List<String> fields) {

@@ -2,6 +2,8 @@ package dev.tandem.api;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 
 /** Typed reads of OpenAI request fields; a wrong type is a 400 that names the field. */
 final class RequestFields {
@@ -26,18 +28,84 @@ final class RequestFields {
         throw ApiException.invalidType(field, "a number");
     }
 
-    /** An integer; JSON numbers like 5.0 count, 5.5 does not; values past the long range saturate. */
-    static long integer(JsonObject body, String field, long dflt) {
+    /**
+     * An integer field within [{@code min}, {@code max}], or {@code dflt} when absent. Only an exact
+     * integer counts (5.0 and 5e0 do; 5.5 does not), and one outside the range is refused rather than
+     * clamped: 2^64 or 1e308 must not quietly become Long.MAX_VALUE.
+     */
+    static long integer(JsonObject body, String field, long dflt, long min, long max) {
         Object v = body.getValue(field);
         if (v == null) {
             return dflt;
         }
-        if (v instanceof Number n
-                && Double.isFinite(n.doubleValue())
-                && n.doubleValue() == Math.rint(n.doubleValue())) {
-            return n.longValue();
+        return inRange(field, exactInteger(field, v), min, max);
+    }
+
+    /** An integer field within [{@code min}, {@code max}], or null when absent. */
+    static Long optionalInteger(JsonObject body, String field, long min, long max) {
+        Object v = body.getValue(field);
+        return v == null ? null : inRange(field, exactInteger(field, v), min, max);
+    }
+
+    private static long inRange(String field, BigInteger value, long min, long max) {
+        if (value.compareTo(BigInteger.valueOf(min)) < 0 || value.compareTo(BigInteger.valueOf(max)) > 0) {
+            throw ApiException.invalid(
+                    field,
+                    "'" + field + "' must be an integer " + range(min, max) + ", got " + shortened(value.toString()));
         }
-        throw ApiException.invalidType(field, "an integer");
+        return value.longValueExact();
+    }
+
+    private static String range(long min, long max) {
+        if (min == max) {
+            return "equal to " + min;
+        }
+        return "from " + min + " to " + max;
+    }
+
+    /** A number's digits in a message, without echoing a megabyte of them. */
+    private static String shortened(String digits) {
+        return digits.length() <= 40 ? digits : digits.substring(0, 20) + "…(" + digits.length() + " digits)";
+    }
+
+    /** The exact integer a JSON number is, or a 400 naming the field when it is not one. */
+    static BigInteger exactInteger(String field, Object v) {
+        BigInteger exact = exactInteger(v);
+        if (exact == null) {
+            throw ApiException.invalidType(field, "an integer");
+        }
+        return exact;
+    }
+
+    /** The exact integer a JSON value is, or null (not a number, fractional, infinite, NaN). */
+    static BigInteger exactInteger(Object v) {
+        if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
+            return BigInteger.valueOf(((Number) v).longValue());
+        }
+        if (v instanceof BigInteger b) {
+            return b;
+        }
+        if (v instanceof BigDecimal d) {
+            // An exponent like 1e999999999 must not be expanded into a billion digits.
+            if (d.precision() - d.scale() > 400) {
+                return d.signum() > 0
+                        ? BigInteger.TEN.pow(400)
+                        : BigInteger.TEN.pow(400).negate();
+            }
+            try {
+                return d.toBigIntegerExact();
+            } catch (ArithmeticException e) {
+                return null;
+            }
+        }
+        if (v instanceof Double || v instanceof Float) {
+            double d = ((Number) v).doubleValue();
+            if (!Double.isFinite(d) || d != Math.rint(d)) {
+                return null;
+            }
+            return new BigDecimal(d).toBigIntegerExact();
+        }
+        return null;
     }
 
     static boolean bool(JsonObject body, String field, boolean dflt) {

@@ -33,6 +33,8 @@ final class BridgeFrameReader implements Handler<Buffer> {
     private long skipping;
 
     private boolean unframed;
+    /** When the frame still incomplete (or the oversized one still being skipped) began; 0 between frames. */
+    private long frameStartNanos;
 
     BridgeFrameReader(int maxFrameBytes, Listener listener) {
         this.maxFrameBytes = maxFrameBytes;
@@ -51,6 +53,9 @@ final class BridgeFrameReader implements Handler<Buffer> {
             from = dropped;
         }
         if (from == data.length()) {
+            if (skipping == 0 && pending.length() == 0) {
+                frameStartNanos = 0; // the skipped frame ended with this read
+            }
             return;
         }
         // A copy: the reader keeps bytes across reads, and the transport's buffer is not ours to keep.
@@ -97,5 +102,18 @@ final class BridgeFrameReader implements Handler<Buffer> {
         } else if (pos > 0) {
             pending = pending.getBuffer(pos, pending.length());
         }
+        // The clock of a frame runs from its first byte to its last: a peer trickling one byte a second is
+        // not idle, but cannot make a frame last for ever either.
+        boolean midFrame = skipping > 0 || pending.length() > 0;
+        if (!midFrame) {
+            frameStartNanos = 0;
+        } else if (frameStartNanos == 0 || pos > 0) {
+            frameStartNanos = System.nanoTime();
+        }
+    }
+
+    /** When the frame being read began (System.nanoTime), or 0 when no frame is partly read. */
+    long frameStartNanos() {
+        return frameStartNanos;
     }
 }

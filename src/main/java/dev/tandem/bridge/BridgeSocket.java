@@ -1,11 +1,13 @@
 package dev.tandem.bridge;
 
+import dev.tandem.api.StrictJson;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.NetSocket;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -38,6 +40,7 @@ public final class BridgeSocket implements BridgeFrameReader.Listener {
     private final int maxFrameBytes;
     private final String id;
     private final Handler handler;
+    private final BridgeFrameReader reader;
     private long unreadBytes;
     private long lastFrameNanos = System.nanoTime();
     private boolean paused;
@@ -48,10 +51,11 @@ public final class BridgeSocket implements BridgeFrameReader.Listener {
         this.maxFrameBytes = maxFrameBytes;
         this.id = id;
         this.handler = handler;
+        this.reader = new BridgeFrameReader(maxFrameBytes, this);
     }
 
     public void start() {
-        socket.handler(new BridgeFrameReader(maxFrameBytes, this));
+        socket.handler(reader);
         socket.drainHandler(v -> {
             if (paused) {
                 paused = false;
@@ -76,6 +80,34 @@ public final class BridgeSocket implements BridgeFrameReader.Listener {
     }
 
     public void close() {
+        socket.close();
+    }
+
+    /**
+     * Closes the connection, after an {@code err} frame saying why, when its peer has been silent for
+     * {@code idleMs} (sending no frame, taking none) or has taken more than {@code frameReadMs} to send one
+     * frame; 0 turns either off. Called by the bridge's periodic sweep. True when it closed.
+     */
+    public boolean closeIfTimedOut(long now, long idleMs, long frameReadMs) {
+        if (closed) {
+            return false;
+        }
+        long started = reader.frameStartNanos();
+        if (frameReadMs > 0 && started != 0 && now - started > TimeUnit.MILLISECONDS.toNanos(frameReadMs)) {
+            closeWith("frame_timeout", "a frame took longer than " + frameReadMs + " ms to arrive; closing");
+            return true;
+        }
+        if (idleMs > 0 && now - lastFrameNanos > TimeUnit.MILLISECONDS.toNanos(idleMs)) {
+            closeWith("idle_timeout", "no frame for " + idleMs + " ms (send a ping to stay connected); closing");
+            return true;
+        }
+        return false;
+    }
+
+    /** An err frame, then the close: a client protocol problem, logged as a WARN with the peer. */
+    public void closeWith(String code, String detail) {
+        LOG.warning("bridge connection " + id + " from " + socket.remoteAddress() + " closed: " + code);
+        write(BridgeFrames.err(code, detail, null));
         socket.close();
     }
 
@@ -115,7 +147,7 @@ public final class BridgeSocket implements BridgeFrameReader.Listener {
     private void dispatch(Buffer payload) {
         Object parsed;
         try {
-            parsed = Json.decodeValue(payload);
+            parsed = StrictJson.decode(payload);
         } catch (DecodeException e) {
             write(BridgeFrames.err("invalid_json", "the frame is not valid JSON: " + e.getMessage(), null));
             return;

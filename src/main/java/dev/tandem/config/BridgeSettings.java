@@ -13,9 +13,19 @@ import java.util.List;
  *                      console's live cluster view); its frames are bounded by {@code http.max-body-bytes}
  * @param sockjsAllowedOrigins web origins besides the router's own whose pages may use the SockJS bridge
  *                      ({@code "*"}: any — only behind API keys)
+ * @param idleTimeoutMs a TCP connection that neither sends a frame (a ping will do) nor takes one for this long is
+ *                      closed; 0 = never
+ * @param frameReadTimeoutMs a TCP frame whose bytes (a skipped oversized one's included) take longer than this to
+ *                      arrive closes the connection; 0 = never
  */
 public record BridgeSettings(
-        String host, int tcpPort, int maxFrameBytes, boolean sockjs, List<String> sockjsAllowedOrigins) {
+        String host,
+        int tcpPort,
+        int maxFrameBytes,
+        boolean sockjs,
+        List<String> sockjsAllowedOrigins,
+        long idleTimeoutMs,
+        long frameReadTimeoutMs) {
 
     static BridgeSettings read(ConfigSection s) {
         BridgeSettings b = new BridgeSettings(
@@ -23,9 +33,17 @@ public record BridgeSettings(
                 s.integer("tcp-port", 7000, -1, 65535),
                 s.integer("max-frame-bytes", 1 << 20, 1024, 1 << 30),
                 s.bool("sockjs", true),
-                List.copyOf(s.strings("sockjs-allowed-origins")));
+                List.copyOf(s.strings("sockjs-allowed-origins")),
+                s.integer("idle-timeout-ms", 300_000L, 0, 86_400_000L),
+                s.integer("frame-read-timeout-ms", 10_000L, 0, 3_600_000L));
         s.rejectUnknownKeys();
         return b;
+    }
+
+    /** The defaults' timeouts with the other fields as given. */
+    public BridgeSettings(
+            String host, int tcpPort, int maxFrameBytes, boolean sockjs, List<String> sockjsAllowedOrigins) {
+        this(host, tcpPort, maxFrameBytes, sockjs, sockjsAllowedOrigins, 300_000L, 10_000L);
     }
 
     public boolean tcpEnabled() {
@@ -33,14 +51,21 @@ public record BridgeSettings(
     }
 
     public BridgeSettings withTcpPort(int port) {
-        return new BridgeSettings(host, port, maxFrameBytes, sockjs, sockjsAllowedOrigins);
+        return new BridgeSettings(
+                host, port, maxFrameBytes, sockjs, sockjsAllowedOrigins, idleTimeoutMs, frameReadTimeoutMs);
     }
 
     public BridgeSettings withMaxFrameBytes(int bytes) {
-        return new BridgeSettings(host, tcpPort, bytes, sockjs, sockjsAllowedOrigins);
+        return new BridgeSettings(
+                host, tcpPort, bytes, sockjs, sockjsAllowedOrigins, idleTimeoutMs, frameReadTimeoutMs);
     }
 
     public BridgeSettings withSockjs(boolean enabled) {
-        return new BridgeSettings(host, tcpPort, maxFrameBytes, enabled, sockjsAllowedOrigins);
+        return new BridgeSettings(
+                host, tcpPort, maxFrameBytes, enabled, sockjsAllowedOrigins, idleTimeoutMs, frameReadTimeoutMs);
+    }
+
+    public BridgeSettings withTimeouts(long idleMs, long frameReadMs) {
+        return new BridgeSettings(host, tcpPort, maxFrameBytes, sockjs, sockjsAllowedOrigins, idleMs, frameReadMs);
     }
 }

@@ -6,16 +6,32 @@ import java.util.List;
  * The router's HTTP listener.
  *
  * @param apiKeys when not empty, {@code /v1/*} and {@code /admin/*} require {@code Authorization: Bearer <one of
- *                them>}, and SockJS bridge frames carry that value in their own headers
+ *                them>}, and SockJS and TCP bridge frames carry that value in their own headers
+ * @param idleTimeoutMs a connection (HTTP, SSE, WebSocket, SockJS) with no byte read or written for this long
+ *                is closed; 0 = never
+ * @param requestReadTimeoutMs a request whose head and body (or a WebSocket message whose frames) take longer
+ *                than this to arrive is refused (408) or closed: a client trickling bytes holds a buffer; 0 = never
+ * @param metricsPublic with API keys set, whether {@code /metrics} and {@code /ready} stay open (for scrapers and
+ *                probes that carry no key) or need a key like {@code /v1/*}; {@code /health} is always open
  */
-public record HttpSettings(String host, int port, long maxBodyBytes, List<String> apiKeys) {
+public record HttpSettings(
+        String host,
+        int port,
+        long maxBodyBytes,
+        List<String> apiKeys,
+        long idleTimeoutMs,
+        long requestReadTimeoutMs,
+        boolean metricsPublic) {
 
     static HttpSettings read(ConfigSection s) {
         HttpSettings h = new HttpSettings(
                 s.string("host", "127.0.0.1"),
                 s.integer("port", 8080, 0, 65535),
                 s.integer("max-body-bytes", 1L << 20, 1024, 1L << 30),
-                List.copyOf(s.strings("api-keys")));
+                List.copyOf(s.strings("api-keys")),
+                s.integer("idle-timeout-ms", 120_000L, 0, 86_400_000L),
+                s.integer("request-read-timeout-ms", 30_000L, 0, 3_600_000L),
+                s.bool("metrics-public", true));
         s.rejectUnknownKeys();
         if (h.apiKeys.stream().anyMatch(String::isBlank)) {
             throw new ConfigException("'http.api-keys' must not contain empty keys");
@@ -24,14 +40,23 @@ public record HttpSettings(String host, int port, long maxBodyBytes, List<String
     }
 
     public HttpSettings withPort(int port) {
-        return new HttpSettings(host, port, maxBodyBytes, apiKeys);
+        return new HttpSettings(host, port, maxBodyBytes, apiKeys, idleTimeoutMs, requestReadTimeoutMs, metricsPublic);
     }
 
     public HttpSettings withMaxBodyBytes(long bytes) {
-        return new HttpSettings(host, port, bytes, apiKeys);
+        return new HttpSettings(host, port, bytes, apiKeys, idleTimeoutMs, requestReadTimeoutMs, metricsPublic);
     }
 
     public HttpSettings withApiKeys(List<String> keys) {
-        return new HttpSettings(host, port, maxBodyBytes, List.copyOf(keys));
+        return new HttpSettings(
+                host, port, maxBodyBytes, List.copyOf(keys), idleTimeoutMs, requestReadTimeoutMs, metricsPublic);
+    }
+
+    public HttpSettings withTimeouts(long idleMs, long requestReadMs) {
+        return new HttpSettings(host, port, maxBodyBytes, apiKeys, idleMs, requestReadMs, metricsPublic);
+    }
+
+    public HttpSettings withMetricsPublic(boolean open) {
+        return new HttpSettings(host, port, maxBodyBytes, apiKeys, idleTimeoutMs, requestReadTimeoutMs, open);
     }
 }

@@ -5,7 +5,9 @@ import dev.tandem.api.ApiKeys;
 import dev.tandem.api.OpenAiRequestParser;
 import dev.tandem.api.http.ConsoleRoutes;
 import dev.tandem.api.http.HttpApi;
+import dev.tandem.api.http.HttpProtocolErrors;
 import dev.tandem.api.http.OpsRoutes;
+import dev.tandem.api.http.RequestReadTimeout;
 import dev.tandem.bridge.client.ClientBridges;
 import dev.tandem.bridge.console.ConsoleFeed;
 import dev.tandem.cluster.AffinityStore;
@@ -190,13 +192,23 @@ public final class RouterVerticle extends VerticleBase {
         return Future.all(directory.start(), tokens, loadBoard.start(), prefixIndex.start())
                 .onSuccess(v -> loadReporter.start())
                 .onSuccess(v -> catalog.refresh())
-                .compose(
-                        v -> ClientBridges.start(vertx, config.bridge(), parser, requests, settings.requestTimeoutMs()))
+                .compose(v -> ClientBridges.start(
+                        vertx,
+                        config.bridge(),
+                        parser,
+                        requests,
+                        new ApiKeys(http.apiKeys()),
+                        settings.requestTimeoutMs()))
                 .onSuccess(b -> bridge = b)
-                .compose(b -> vertx.createHttpServer(serverOptions(http.maxBodyBytes()))
-                        .requestHandler(httpRoutes(parser, metrics))
-                        .listen(http.port(), http.host())
-                        .recover(e -> b.stop().transform(v -> Future.failedFuture(e))))
+                .compose(b -> {
+                    RequestReadTimeout readTimeout = new RequestReadTimeout(vertx, http.requestReadTimeoutMs());
+                    return vertx.createHttpServer(serverOptions(http))
+                            .connectionHandler(readTimeout::onConnection)
+                            .requestHandler(readTimeout.wrap(HttpProtocolErrors.guard(httpRoutes(parser, metrics))))
+                            .invalidRequestHandler(HttpProtocolErrors::invalidRequest)
+                            .listen(http.port(), http.host())
+                            .recover(e -> b.stop().transform(v -> Future.failedFuture(e)));
+                })
                 .onSuccess(s -> server = s);
     }
 
@@ -245,14 +257,20 @@ public final class RouterVerticle extends VerticleBase {
      * attempt by default) was answered with 101 and then nothing, leaving the client hanging. A WebSocket
      * message may be as large as an HTTP body; Vert.x's 64 KiB frame default would cut browsers off.
      */
-    private static HttpServerOptions serverOptions(long maxBodyBytes) {
-        int max = (int)
-                Math.min(Integer.MAX_VALUE, Math.max(HttpServerOptions.DEFAULT_MAX_WEBSOCKET_FRAME_SIZE, maxBodyBytes));
+    private static HttpServerOptions serverOptions(dev.tandem.config.HttpSettings http) {
+        int max = (int) Math.min(
+                Integer.MAX_VALUE, Math.max(HttpServerOptions.DEFAULT_MAX_WEBSOCKET_FRAME_SIZE, http.maxBodyBytes()));
         return new HttpServerOptions()
                 .setCompressionSupported(false)
                 .setHttp2ClearTextEnabled(false)
                 .setMaxWebSocketFrameSize(max)
-                .setMaxWebSocketMessageSize(max);
+                .setMaxWebSocketMessageSize(max)
+                // No WebSocket extension is negotiated, so Netty refuses frames with RSV bits (1002), and no
+                // compressed message can inflate past the limits (a zip bomb).
+                .setPerFrameWebSocketCompressionSupported(false)
+                .setPerMessageWebSocketCompressionSupported(false)
+                .setIdleTimeoutUnit(java.util.concurrent.TimeUnit.MILLISECONDS)
+                .setIdleTimeout((int) http.idleTimeoutMs());
     }
 
     /**

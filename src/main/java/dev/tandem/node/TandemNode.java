@@ -94,6 +94,7 @@ public final class TandemNode {
                                 cluster.vertx(),
                                 config.http().host(),
                                 config.worker().httpPort(),
+                                config.http().idleTimeoutMs(),
                                 metrics.scrapeHandler(),
                                 new OpsRoutes.Check("cluster", cluster::notJoined),
                                 new OpsRoutes.Check("workers", () -> node.deployed ? null : "workers not started"))

@@ -58,7 +58,18 @@ final class KvInbox {
     private final KvTransferAssembler.PrefixSource prefixSource;
     private final Map<Long, Transfer> incoming = new HashMap<>();
     private final Map<Long, Parked> parked = new HashMap<>();
+    /**
+     * Requests cancelled here, oldest first: a cancel can overtake its request's KV on the event bus (the
+     * router and the prefill worker are different senders), and KV arriving after it must not be parked for
+     * the park timeout with nobody left to claim it. Kept for a park timeout, at most MAX_CANCELLED.
+     */
+    private final java.util.LinkedHashMap<Long, Cancelled> cancelled = new java.util.LinkedHashMap<>();
+
     private long expired;
+
+    private record Cancelled(dev.tandem.protocol.CancelRequest cancel, long atNanos) {}
+
+    private static final int MAX_CANCELLED = 4096;
 
     /** @param prefixSource where the leading blocks an incremental transfer leaves out come from */
     KvInbox(
@@ -104,6 +115,12 @@ final class KvInbox {
                     "KV of attempt " + chunk.attempt() + " of request " + id + " was superseded by attempt "
                             + t.attempt);
             return;
+        }
+        if (t == null && chunk.index() == 0 && cancelledAlready(id, chunk.attempt())) {
+            // Its cancel came first: take nothing, answer the last chunk "cancelled" and drop the rest unread.
+            t = new Transfer(id, chunk.attempt(), new KvTransferAssembler(layout, fingerprint, maxBytes, prefixSource));
+            incoming.put(id, t);
+            fail(t, WorkerFailure.CANCELLED, "request " + id + " was cancelled before its KV arrived");
         }
         if (t == null) {
             if (chunk.index() != 0 || parked.containsKey(id) || alreadyKnown.test(id, chunk.attempt())) {
@@ -215,8 +232,12 @@ final class KvInbox {
         return new Claimed(p.cache, p.tokens);
     }
 
-    /** Frees what the cancel's attempt of the request holds here (every attempt's, for an unscoped cancel). */
+    /**
+     * Frees what the cancel's attempt of the request holds here (every attempt's, for an unscoped cancel),
+     * and remembers the cancel for KV of that attempt still on its way.
+     */
     boolean drop(long requestId, dev.tandem.protocol.CancelRequest cancel) {
+        remember(requestId, cancel);
         Transfer t = incoming.get(requestId);
         Parked p = parked.get(requestId);
         if ((t == null || !cancel.covers(t.attempt)) && (p == null || !cancel.covers(p.attempt))) {
@@ -237,6 +258,28 @@ final class KvInbox {
             p.cache.free();
         }
         return t != null || p != null;
+    }
+
+    private void remember(long requestId, dev.tandem.protocol.CancelRequest cancel) {
+        long now = System.nanoTime();
+        cancelled.remove(requestId);
+        cancelled.put(requestId, new Cancelled(cancel, now));
+        long maxAge = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(parkTimeoutMs);
+        for (var it = cancelled.values().iterator(); it.hasNext(); ) {
+            Cancelled c = it.next();
+            if (cancelled.size() <= MAX_CANCELLED && now - c.atNanos <= maxAge) {
+                break;
+            }
+            it.remove();
+        }
+    }
+
+    /** Was this attempt of the request cancelled here within the park timeout? */
+    private boolean cancelledAlready(long requestId, int attempt) {
+        Cancelled c = cancelled.get(requestId);
+        return c != null
+                && c.cancel.covers(attempt)
+                && System.nanoTime() - c.atNanos <= java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(parkTimeoutMs);
     }
 
     private void expire(long requestId) {

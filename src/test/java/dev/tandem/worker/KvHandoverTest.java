@@ -135,6 +135,38 @@ class KvHandoverTest {
                         .request(Addresses.decodeStart("decode-x"), Buffer.buffer(new byte[] {1, 2}))));
     }
 
+    /** Sends a cancel to decode-x and waits for its answer, so it is handled before what follows. */
+    private void cancel(dev.tandem.protocol.CancelRequest cancel) {
+        node.vertx()
+                .eventBus()
+                .request(Addresses.decodeCancel("decode-x"), dev.tandem.protocol.CancelRequest.CODEC.encode(cancel))
+                .await();
+    }
+
+    @Test
+    void kvThatArrivesAfterItsCancelIsRefusedNotParked() {
+        // The cancel overtook the KV (router and prefill worker are different senders on the bus): before, the
+        // KV was acknowledged and parked until the park timeout, counted in kv_used_bytes with nothing in flight.
+        cancel(new dev.tandem.protocol.CancelRequest(81, "cancelled"));
+        List<Buffer> chunks =
+                kvFor("cancelled before its KV came", engine.info().fingerprint());
+        assertEquals(WorkerFailure.CANCELLED, failureOf(ship(81, chunks)));
+        WorkerLoad after = status();
+        assertEquals(0, after.parkedKv());
+        assertEquals(0, after.incomingKv());
+        assertEquals(0, after.kvBytesUsed());
+    }
+
+    @Test
+    void aCancelOfOneAttemptDoesNotRefuseAnotherAttemptsKv() {
+        cancel(new dev.tandem.protocol.CancelRequest(82, "moved", 3));
+        List<Buffer> chunks = kvFor("moved here again", engine.info().fingerprint());
+        KvAck ack = KvAck.CODEC.decode(ship(82, chunks).await().body());
+        assertTrue(ack.bytesReceived() > 0);
+        cancel(new dev.tandem.protocol.CancelRequest(82, "cancelled"));
+        assertEquals(0, status().parkedKv());
+    }
+
     private static WorkerFailure failureOf(Future<?> future) {
         try {
             future.await();

@@ -44,8 +44,7 @@ final class AdminHandler {
         boolean draining = true;
         if (ctx.body() != null && ctx.body().length() > 0) {
             try {
-                Object flag =
-                        CompletionsHandler.parseObject(ctx.body().buffer()).getValue("draining");
+                Object flag = JsonRequestBody.read(ctx).getValue("draining");
                 if (flag != null && !(flag instanceof Boolean)) {
                     throw ApiException.invalidType("draining", "a boolean");
                 }

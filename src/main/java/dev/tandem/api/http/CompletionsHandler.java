@@ -7,12 +7,8 @@ import dev.tandem.api.CompletionCall;
 import dev.tandem.api.OpenAiRequestParser;
 import dev.tandem.router.RequestRouter;
 import io.vertx.core.Handler;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
-import java.util.Locale;
 
 /** {@code POST /v1/completions} and {@code /v1/chat/completions}: validate, submit, answer as JSON or SSE. */
 final class CompletionsHandler implements Handler<RoutingContext> {
@@ -32,7 +28,7 @@ final class CompletionsHandler implements Handler<RoutingContext> {
     public void handle(RoutingContext ctx) {
         JsonObject body;
         try {
-            body = jsonBody(ctx);
+            body = JsonRequestBody.read(ctx);
         } catch (ApiException e) {
             ErrorResponses.send(ctx.response(), e);
             return;
@@ -67,42 +63,5 @@ final class CompletionsHandler implements Handler<RoutingContext> {
                     // A client that goes away cancels its request on both workers.
                     ctx.response().closeHandler(v -> sink.abandon("the client closed the connection"));
                 });
-    }
-
-    static JsonObject jsonBody(RoutingContext ctx) {
-        String contentType = ctx.request().getHeader("Content-Type");
-        if (contentType != null && !contentType.toLowerCase(Locale.ROOT).startsWith("application/json")) {
-            throw new ApiException(
-                    415,
-                    "invalid_request_error",
-                    null,
-                    "unsupported_media_type",
-                    "Content-Type must be application/json, got '" + contentType + "'");
-        }
-        Buffer body = ctx.body() == null ? null : ctx.body().buffer();
-        if (body == null || body.length() == 0) {
-            throw new ApiException(400, "invalid_request_error", null, "invalid_json", "the request body is empty");
-        }
-        return parseObject(body);
-    }
-
-    /** Parses a JSON object or throws a 400 saying what is wrong with it. */
-    static JsonObject parseObject(Buffer body) {
-        Object parsed;
-        try {
-            parsed = Json.decodeValue(body);
-        } catch (DecodeException e) {
-            throw new ApiException(
-                    400,
-                    "invalid_request_error",
-                    null,
-                    "invalid_json",
-                    "the request body is not valid JSON: " + e.getMessage());
-        }
-        if (!(parsed instanceof JsonObject json)) {
-            throw new ApiException(
-                    400, "invalid_request_error", null, "invalid_json", "the request body must be a JSON object");
-        }
-        return json;
     }
 }

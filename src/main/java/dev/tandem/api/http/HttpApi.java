@@ -67,28 +67,43 @@ public final class HttpApi {
             Handler<RoutingContext> metrics,
             OpsRoutes.Check... readiness) {
         Router router = Router.router(vertx);
-        OpsRoutes.mount(router, vertx, metrics, readiness);
+        // First: a body that breaks HTTP framing is the client's error, answered before any route's handler.
+        router.route().failureHandler(HttpProtocolErrors::onFailure);
         if (!http.apiKeys().isEmpty()) {
             ApiKeyHandler keys = new ApiKeyHandler(http.apiKeys());
             router.route("/v1/*").handler(keys);
             router.route("/admin/*").handler(keys);
+            // http.metrics-public: false puts metrics and readiness behind the keys too; liveness stays open.
+            if (!http.metricsPublic()) {
+                router.route("/metrics").handler(keys);
+                router.route("/ready").handler(keys);
+            }
         }
-        BodyHandler body = BodyHandler.create(false).setBodyLimit(http.maxBodyBytes());
-        router.post("/v1/completions")
-                .handler(body)
-                .handler(new CompletionsHandler(parser, disagg, ApiKind.COMPLETION));
-        router.post("/v1/chat/completions").handler(body).handler(new CompletionsHandler(parser, disagg, ApiKind.CHAT));
+        // After the keys (no body is buffered for a client without one), before every route: each body is read
+        // (within max-body-bytes) also where no route wants one, so a body that breaks the framing fails into
+        // the failure handler and gets its 400 instead of a dropped connection. The SockJS bridge reads its own.
+        // WebSocket upgrades are left alone: reading their (empty) body first made the handshake fail.
+        BodyHandler bodies = BodyHandler.create(false).setBodyLimit(http.maxBodyBytes());
+        router.routeWithRegex("^(?!/eventbus(/|$)).*").handler(ctx -> {
+            if (ctx.request().canUpgradeToWebSocket()) {
+                ctx.next();
+            } else {
+                bodies.handle(ctx);
+            }
+        });
+        OpsRoutes.mount(router, vertx, metrics, readiness);
+        router.post("/v1/completions").handler(new CompletionsHandler(parser, disagg, ApiKind.COMPLETION));
+        router.post("/v1/chat/completions").handler(new CompletionsHandler(parser, disagg, ApiKind.CHAT));
         ModelsHandler models = new ModelsHandler(served);
         router.get("/v1/models").handler(models);
         router.get("/v1/models/:model").handler(models::one);
         AdminHandler admin = new AdminHandler(directory);
         router.get("/admin/workers").handler(admin::workers);
         router.get("/admin/routers").handler(ctx -> ctx.json(routers.get()));
-        router.post("/admin/workers/:id/drain")
-                .handler(BodyHandler.create(false).setBodyLimit(4096))
-                .handler(admin::drain);
+        router.post("/admin/workers/:id/drain").handler(admin::drain);
         router.delete("/v1/sessions/:key").handler(ctx -> forgetSession(ctx, disagg, served));
-        router.route("/v1/stream").handler(new WebSocketStreamHandler(parser, disagg, http.maxBodyBytes()));
+        router.route("/v1/stream")
+                .handler(new WebSocketStreamHandler(parser, disagg, http.maxBodyBytes(), http.requestReadTimeoutMs()));
 
         router.errorHandler(
                 404,

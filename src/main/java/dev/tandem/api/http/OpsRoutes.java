@@ -25,12 +25,20 @@ public final class OpsRoutes {
 
     private OpsRoutes() {}
 
-    /** A server with only these routes: a worker node's, when {@code worker.http-port} is set. */
+    /**
+     * A server with only these routes: a worker node's, when {@code worker.http-port} is set. Idle connections
+     * go after {@code idleTimeoutMs} (0 = never) and malformed requests get JSON errors, as on the router.
+     */
     public static Future<HttpServer> serve(
-            Vertx vertx, String host, int port, Handler<RoutingContext> metrics, Check... checks) {
+            Vertx vertx, String host, int port, long idleTimeoutMs, Handler<RoutingContext> metrics, Check... checks) {
         Router router = Router.router(vertx);
         mount(router, vertx, metrics, checks);
-        return vertx.createHttpServer().requestHandler(router).listen(port, host);
+        return vertx.createHttpServer(new io.vertx.core.http.HttpServerOptions()
+                        .setIdleTimeoutUnit(java.util.concurrent.TimeUnit.MILLISECONDS)
+                        .setIdleTimeout((int) idleTimeoutMs))
+                .requestHandler(router)
+                .invalidRequestHandler(HttpProtocolErrors::invalidRequest)
+                .listen(port, host);
     }
 
     public static void mount(Router router, Vertx vertx, Handler<RoutingContext> metrics, Check... checks) {

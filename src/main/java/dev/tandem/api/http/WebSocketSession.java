@@ -4,7 +4,10 @@ import dev.tandem.api.ApiException;
 import dev.tandem.api.CompletionCall;
 import dev.tandem.api.ErrorBodies;
 import dev.tandem.api.OpenAiRequestParser;
+import dev.tandem.api.StrictJson;
 import dev.tandem.router.RequestRouter;
+import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
+import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.ServerWebSocket;
@@ -40,6 +43,8 @@ final class WebSocketSession {
     private final OpenAiRequestParser parser;
     private final RequestRouter router;
     private final long maxMessageBytes;
+    private final Vertx vertx;
+    private final long readTimeoutMs;
     private final String sessionHeader;
     /** Running requests by id key ({@link #key}); an entry lives from submit to its last frame. */
     private final Map<String, WebSocketSink> running = new HashMap<>();
@@ -52,13 +57,23 @@ final class WebSocketSession {
 
     private boolean paused;
     private boolean closed;
+    /** The timer bounding the message being assembled from frames, or -1 between messages. */
+    private long messageTimer = -1;
 
+    /**
+     * @param vertx         for the timer that bounds a fragmented message ({@code readTimeoutMs}; 0 = none); may
+     *                      be null when {@code readTimeoutMs} is 0
+     */
     WebSocketSession(
+            Vertx vertx,
             ServerWebSocket ws,
             OpenAiRequestParser parser,
             RequestRouter router,
             long maxMessageBytes,
+            long readTimeoutMs,
             String sessionHeader) {
+        this.vertx = vertx;
+        this.readTimeoutMs = readTimeoutMs;
         this.ws = ws;
         this.parser = parser;
         this.router = router;
@@ -71,7 +86,7 @@ final class WebSocketSession {
         ws.frameHandler(this::onFrame);
         ws.drainHandler(v -> onDrain());
         ws.closeHandler(v -> onClose());
-        ws.exceptionHandler(e -> LOG.log(Level.FINE, "WebSocket error", e));
+        ws.exceptionHandler(this::onException);
     }
 
     private void onFrame(WebSocketFrame frame) {
@@ -116,9 +131,24 @@ final class WebSocketSession {
             Buffer whole = message;
             message = null;
             skipping = false;
+            stopMessageTimer();
             if (whole != null) {
-                onMessage(whole);
+                try {
+                    onMessage(whole);
+                } catch (RuntimeException e) {
+                    // A bug must cost this message only, not the socket or its other requests.
+                    LOG.log(Level.WARNING, "WebSocket message from " + ws.remoteAddress() + " failed", e);
+                    sendError(null, new ApiException(500, "server_error", null, "internal_error", "internal error"));
+                }
             }
+        } else if (messageTimer == -1 && readTimeoutMs > 0) {
+            // A client trickling continuation frames holds a buffer of up to max-body-bytes: bound the time.
+            messageTimer = vertx.setTimer(readTimeoutMs, t -> {
+                messageTimer = -1;
+                LOG.warning("WebSocket message from " + ws.remoteAddress() + " not complete within " + readTimeoutMs
+                        + " ms (http.request-read-timeout-ms); closing with 1008");
+                closeWith(1008, "message not complete within " + readTimeoutMs + " ms");
+            });
         }
         // Stop reading while the client is not reading what we send; error frames must not pile up.
         if (!paused && ws.writeQueueFull()) {
@@ -127,7 +157,37 @@ final class WebSocketSession {
         }
     }
 
-    private void onMessage(Buffer text) {
+    /**
+     * A frame Netty's decoder refused (over the frame limit, RSV bits without an extension, a bad opcode):
+     * the stream is lost, so the socket closes — with the status the decoder names (1009 message too big,
+     * 1002 protocol error) and a reason, not by dropping the TCP connection.
+     */
+    private void onException(Throwable e) {
+        if (e instanceof CorruptedWebSocketFrameException bad) {
+            LOG.warning("WebSocket protocol error from " + ws.remoteAddress() + ": " + e.getMessage());
+            WebSocketCloseStatus status = bad.closeStatus();
+            closeWith(status == null ? 1002 : status.code(), e.getMessage());
+        } else {
+            LOG.log(Level.FINE, "WebSocket error from " + ws.remoteAddress(), e);
+        }
+    }
+
+    /** Closes with a status and a reason (cut to the 123 bytes a close frame holds). */
+    private void closeWith(int status, String reason) {
+        if (!ws.isClosed()) {
+            String r = reason == null ? "" : reason;
+            ws.close((short) status, r.length() > 100 ? r.substring(0, 100) : r);
+        }
+    }
+
+    private void onMessage(Buffer bytes) {
+        // RFC 6455: a text message that is not UTF-8 fails the connection with 1007.
+        String text = StrictJson.utf8(bytes);
+        if (text == null) {
+            LOG.warning("WebSocket message from " + ws.remoteAddress() + " is not UTF-8; closing with 1007");
+            closeWith(1007, "a text message must be valid UTF-8");
+            return;
+        }
         Object parsed;
         try {
             parsed = Json.decodeValue(text);
@@ -165,9 +225,18 @@ final class WebSocketSession {
             start(id, key, frame);
         } else if ("cancel".equals(type)) {
             WebSocketSink sink = running.get(key);
-            // Unknown ids are ignored: a cancel may cross the request's own "done" on the wire.
             if (sink != null) {
                 sink.cancel();
+            } else {
+                // Answered, so a client never waits on a cancel; it may have crossed the request's own "done".
+                sendError(
+                        id,
+                        new ApiException(
+                                404,
+                                "invalid_request_error",
+                                "id",
+                                "unknown_id",
+                                "no request with this id is running on this socket (it may have just ended)"));
             }
         } else {
             sendError(
@@ -234,12 +303,27 @@ final class WebSocketSession {
             return s.isEmpty() || s.length() > MAX_ID_CHARS ? null : "s:" + s;
         }
         if (id instanceof Number n) {
-            return "n:" + new BigDecimal(n.toString()).stripTrailingZeros().toPlainString();
+            // 1e400 arrives as Infinity; and a huge exponent must not be expanded into its digits.
+            if ((n instanceof Double || n instanceof Float) && !Double.isFinite(n.doubleValue())) {
+                return null;
+            }
+            BigDecimal d = new BigDecimal(n.toString()).stripTrailingZeros();
+            if (d.precision() > MAX_ID_CHARS || Math.abs((long) d.scale()) > MAX_ID_CHARS) {
+                return null;
+            }
+            return "n:" + d.toPlainString();
         }
         return null;
     }
 
     // ---- called by the requests' sinks ----
+
+    private void stopMessageTimer() {
+        if (messageTimer != -1) {
+            vertx.cancelTimer(messageTimer);
+            messageTimer = -1;
+        }
+    }
 
     /** Sends one frame unless the socket is gone; never waits. */
     void send(JsonObject frame) {
@@ -288,6 +372,7 @@ final class WebSocketSession {
 
     private void onClose() {
         closed = true;
+        stopMessageTimer();
         message = null;
         List<WebSocketSink> left = new ArrayList<>(running.values());
         running.clear();

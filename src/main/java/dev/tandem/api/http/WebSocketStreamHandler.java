@@ -20,9 +20,15 @@ public final class WebSocketStreamHandler implements Handler<RoutingContext> {
     private final OpenAiRequestParser parser;
     private final RequestRouter router;
     private final long maxMessageBytes;
+    private final long readTimeoutMs;
 
-    /** @param maxMessageBytes the largest request message accepted ({@code http.max-body-bytes}) */
-    public WebSocketStreamHandler(OpenAiRequestParser parser, RequestRouter router, long maxMessageBytes) {
+    /**
+     * @param maxMessageBytes the largest request message accepted ({@code http.max-body-bytes})
+     * @param readTimeoutMs   the longest a message's frames may take to arrive ({@code http.request-read-timeout-ms})
+     */
+    public WebSocketStreamHandler(
+            OpenAiRequestParser parser, RequestRouter router, long maxMessageBytes, long readTimeoutMs) {
+        this.readTimeoutMs = readTimeoutMs;
         this.parser = parser;
         this.router = router;
         this.maxMessageBytes = maxMessageBytes;
@@ -47,7 +53,9 @@ public final class WebSocketStreamHandler implements Handler<RoutingContext> {
         // The session header of the upgrade applies to every request on the socket, as on HTTP.
         String sessionHeader = request.getHeader(CompletionsHandler.SESSION_HEADER);
         request.toWebSocket()
-                .onSuccess(ws -> new WebSocketSession(ws, parser, router, maxMessageBytes, sessionHeader).start())
+                .onSuccess(ws -> new WebSocketSession(
+                                ctx.vertx(), ws, parser, router, maxMessageBytes, readTimeoutMs, sessionHeader)
+                        .start())
                 .onFailure(e -> LOG.log(Level.FINE, "WebSocket handshake failed", e));
     }
 }

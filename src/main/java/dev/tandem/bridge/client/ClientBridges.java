@@ -32,18 +32,22 @@ public final class ClientBridges {
         this.replyTimeoutMs = replyTimeoutMs;
     }
 
-    /** Starts the consumers, then the TCP listener when {@code bridge.tcp-port} is not -1. */
+    /**
+     * Starts the consumers, then the TCP listener when {@code bridge.tcp-port} is not -1. {@code keys}: with
+     * API keys set, every TCP frame but a ping must carry one.
+     */
     public static Future<ClientBridges> start(
             Vertx vertx,
             BridgeSettings settings,
             OpenAiRequestParser parser,
             RequestRouter router,
+            ApiKeys keys,
             long requestTimeoutMs) {
         ClientConnections clients = new ClientConnections();
         ClientRequests requests = new ClientRequests(vertx, parser, router, clients);
         long replyTimeoutMs = requestTimeoutMs + REPLY_SLACK_MS;
         TcpClientBridge tcp =
-                settings.tcpEnabled() ? new TcpClientBridge(vertx, settings, clients, replyTimeoutMs) : null;
+                settings.tcpEnabled() ? new TcpClientBridge(vertx, settings, clients, keys, replyTimeoutMs) : null;
         ClientBridges bridge = new ClientBridges(requests, tcp, clients, replyTimeoutMs);
         return requests.start()
                 .compose(v -> tcp == null ? Future.<Void>succeededFuture() : tcp.listen())

@@ -1,5 +1,6 @@
 package dev.tandem.bridge.client;
 
+import dev.tandem.api.ApiKeys;
 import dev.tandem.config.BridgeSettings;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -19,10 +20,14 @@ final class TcpClientBridge {
     private final BridgeSettings settings;
     private final ClientConnections clients;
     private final long replyTimeoutMs;
+    private final ApiKeys keys;
     private final Set<TcpClientConnection> connections = new HashSet<>();
     private NetServer server;
+    private long sweepTimer = -1;
 
-    TcpClientBridge(Vertx vertx, BridgeSettings settings, ClientConnections clients, long replyTimeoutMs) {
+    TcpClientBridge(
+            Vertx vertx, BridgeSettings settings, ClientConnections clients, ApiKeys keys, long replyTimeoutMs) {
+        this.keys = keys;
         this.vertx = vertx;
         this.settings = settings;
         this.clients = clients;
@@ -36,12 +41,17 @@ final class TcpClientBridge {
                             socket,
                             vertx.eventBus(),
                             clients,
+                            keys,
                             settings.maxFrameBytes(),
                             replyTimeoutMs,
                             connections::remove);
                     connections.add(connection);
                     connection.start();
                 });
+        long period = sweepPeriodMs(settings.idleTimeoutMs(), settings.frameReadTimeoutMs());
+        if (period > 0) {
+            sweepTimer = vertx.setPeriodic(period, id -> closeTimedOut());
+        }
         return server.listen(settings.tcpPort(), settings.host())
                 .<Void>mapEmpty()
                 .recover(e -> Future.failedFuture(new IllegalStateException(
@@ -55,7 +65,23 @@ final class TcpClientBridge {
         return server.actualPort();
     }
 
+    /** A quarter of the shorter timeout (at least 50 ms): a connection outlives its limit by at most that. */
+    static long sweepPeriodMs(long idleMs, long frameReadMs) {
+        long shortest = Math.min(idleMs > 0 ? idleMs : Long.MAX_VALUE, frameReadMs > 0 ? frameReadMs : Long.MAX_VALUE);
+        return shortest == Long.MAX_VALUE ? 0 : Math.max(50, shortest / 4);
+    }
+
+    private void closeTimedOut() {
+        long now = System.nanoTime();
+        for (TcpClientConnection c : new ArrayList<>(connections)) {
+            c.closeIfTimedOut(now, settings.idleTimeoutMs(), settings.frameReadTimeoutMs());
+        }
+    }
+
     Future<Void> close() {
+        if (sweepTimer != -1) {
+            vertx.cancelTimer(sweepTimer);
+        }
         if (server == null) {
             return Future.succeededFuture();
         }

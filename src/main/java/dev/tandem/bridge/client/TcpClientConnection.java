@@ -1,5 +1,6 @@
 package dev.tandem.bridge.client;
 
+import dev.tandem.api.ApiKeys;
 import dev.tandem.bridge.BridgeFrames;
 import dev.tandem.bridge.BridgeSocket;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -30,6 +31,7 @@ final class TcpClientConnection implements BridgeSocket.Handler {
     private final long replyTimeoutMs;
     private final String id;
     private final Consumer<TcpClientConnection> onClosed;
+    private final ApiKeys keys;
     private final Map<String, MessageConsumer<Object>> consumers = new HashMap<>();
 
     /**
@@ -40,6 +42,7 @@ final class TcpClientConnection implements BridgeSocket.Handler {
             NetSocket socket,
             EventBus eventBus,
             ClientConnections clients,
+            ApiKeys keys,
             int maxFrameBytes,
             long replyTimeoutMs,
             Consumer<TcpClientConnection> onClosed) {
@@ -47,6 +50,7 @@ final class TcpClientConnection implements BridgeSocket.Handler {
         this.clients = clients;
         this.replyTimeoutMs = replyTimeoutMs;
         this.onClosed = onClosed;
+        this.keys = keys;
         this.id = clients.open();
         this.socket = new BridgeSocket(socket, maxFrameBytes, id, this);
     }
@@ -59,14 +63,38 @@ final class TcpClientConnection implements BridgeSocket.Handler {
         socket.close();
     }
 
+    void closeIfTimedOut(long now, long idleMs, long frameReadMs) {
+        socket.closeIfTimedOut(now, idleMs, frameReadMs);
+    }
+
     @Override
     public void onFrame(String type, String address, JsonObject frame, String replyAddress) {
+        // As on SockJS: with http.api-keys set every frame carries a key, so no frame acts without one.
+        if (!keys.open() && !keys.accepts(authorization(frame.getValue("headers")))) {
+            write(BridgeFrames.err(
+                    "unauthorized",
+                    "http.api-keys is set: send \"headers\": {\"authorization\": \"Bearer <key>\"} in every frame",
+                    replyAddress));
+            return;
+        }
         switch (type) {
             case "send" -> forward(true, address, frame.getValue("body"), replyAddress);
             case "publish" -> forward(false, address, frame.getValue("body"), replyAddress);
             case "register" -> register(address, replyAddress);
             default -> unregister(address, replyAddress);
         }
+    }
+
+    /** The frame's {@code authorization} header (any case), or null. */
+    private static String authorization(Object headers) {
+        if (headers instanceof JsonObject h) {
+            for (String name : h.fieldNames()) {
+                if (name.equalsIgnoreCase("authorization") && h.getValue(name) instanceof String value) {
+                    return value;
+                }
+            }
+        }
+        return null;
     }
 
     private void forward(boolean send, String address, Object body, String replyAddress) {

@@ -15,11 +15,14 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
 
 /**
  * The worker bridge: a TCP event-bus bridge (Vert.x TCP bridge framing) through which processes in
@@ -29,6 +32,7 @@ import java.util.concurrent.TimeUnit;
  * Deployed on router nodes when {@code worker-bridge.tcp-port} is not -1; one event loop runs it all.
  */
 public final class WorkerBridge extends VerticleBase {
+    private static final Logger LOG = Logger.getLogger(WorkerBridge.class.getName());
     private final WorkerBridgeSettings settings;
     private final WorkerSettings workerSettings;
     private final HazelcastInstance hazelcast;
@@ -39,6 +43,9 @@ public final class WorkerBridge extends VerticleBase {
     private final Set<String> ids = new HashSet<>();
 
     private final MeterRegistry registry;
+    /** SHA-256 of worker-bridge.token, or null when none is set. */
+    private final byte[] tokenDigest;
+
     private NetServer server;
     private long sweepTimer = -1;
 
@@ -55,10 +62,19 @@ public final class WorkerBridge extends VerticleBase {
         this.hazelcast = hazelcast;
         this.nodeId = nodeId;
         this.models = models;
+        this.tokenDigest = settings.token().isEmpty() ? null : sha256(settings.token());
     }
 
     @Override
     public Future<?> start() {
+        String refusal = settings.refusal();
+        if (refusal != null) {
+            return Future.failedFuture(new IllegalStateException(refusal));
+        }
+        if (settings.token().isEmpty()) {
+            LOG.warning("the worker bridge on " + settings.host() + " has NO join token (worker-bridge.allow-no-token):"
+                    + " any local process can join as a worker and read prompts; for development only");
+        }
         // Read off the event loop by the scraper: a racy size is fine for a gauge.
         Gauge.builder("tandem.worker.bridge.connections", connections, Set::size)
                 .description("open worker bridge connections")
@@ -73,7 +89,8 @@ public final class WorkerBridge extends VerticleBase {
                     connection.start();
                 });
         // A worker that stops talking (hung process, half-open socket) is dropped like one whose heartbeat stopped.
-        sweepTimer = vertx.setPeriodic(Math.max(50, idleTimeoutMs() / 4), id -> closeIdle());
+        sweepTimer = vertx.setPeriodic(
+                Math.max(50, Math.min(idleTimeoutMs(), settings.frameReadTimeoutMs()) / 4), id -> closeIdle());
         return server.listen(settings.tcpPort(), settings.host())
                 .recover(e -> Future.failedFuture(new IllegalStateException(
                         "the worker bridge cannot listen on " + settings.host() + ":" + settings.tcpPort()
@@ -115,11 +132,35 @@ public final class WorkerBridge extends VerticleBase {
         long limit = TimeUnit.MILLISECONDS.toNanos(idleTimeoutMs());
         long now = System.nanoTime();
         for (WorkerBridgeConnection c : new ArrayList<>(connections)) {
+            // A frame trickling in keeps a connection from idling, not for ever: frame-read-timeout-ms bounds it.
+            if (c.socket().closeIfTimedOut(now, 0, settings.frameReadTimeoutMs())) {
+                continue;
+            }
             if (now - c.socket().lastFrameNanos() > limit) {
                 c.close(
                         "idle_timeout",
                         "no frame for " + idleTimeoutMs() + " ms: heartbeat every " + heartbeatMs() + " ms");
             }
+        }
+    }
+
+    /**
+     * Does a join's token match {@code worker-bridge.token}? Compared over SHA-256 digests in constant time,
+     * so neither the content nor the length leaks through timing. Without a configured token (development
+     * on loopback only, {@link WorkerBridgeSettings#refusal}) every join passes.
+     */
+    boolean tokenAccepted(String given) {
+        if (tokenDigest == null) {
+            return true;
+        }
+        return given != null && MessageDigest.isEqual(tokenDigest, sha256(given));
+    }
+
+    private static byte[] sha256(String text) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }
     }
 

@@ -25,8 +25,6 @@ import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.NetSocket;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.Base64;
 import java.util.Map;
 import java.util.UUID;
@@ -138,13 +136,13 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
             refuse("invalid_join", e.getMessage(), replyAddress);
             return;
         }
-        String token = bridge.settings().token();
-        if (!token.isEmpty()
-                && (join.token() == null
-                        || !MessageDigest.isEqual(
-                                token.getBytes(StandardCharsets.UTF_8),
-                                join.token().getBytes(StandardCharsets.UTF_8)))) {
-            refuse("unauthorized", "the join's 'token' does not match worker-bridge.token", replyAddress);
+        if (!bridge.tokenAccepted(join.token())) {
+            refuse(
+                    "unauthorized",
+                    join.token() == null
+                            ? "the join has no 'token': worker-bridge.token is required"
+                            : "the join's 'token' does not match worker-bridge.token",
+                    replyAddress);
             return;
         }
         WorkerWelcome.ModelSpec model = bridge.model(join.model());

@@ -2,6 +2,7 @@ package dev.tandem.api.http;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -26,9 +27,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.WebSocket;
 import java.net.http.WebSocketHandshakeException;
@@ -193,24 +191,38 @@ class WebSocketStreamTest {
     }
 
     @Test
-    void aSingleFrameOverTheServersFrameLimitDropsTheConnection() throws Exception {
+    void aSingleFrameOverTheServersFrameLimitIsClosedWith1009() throws Exception {
         // Raw bytes: the JDK client splits big messages into small frames, a browser does not.
-        try (Socket socket = new Socket("127.0.0.1", node.router().httpPort())) {
-            socket.setSoTimeout(5000);
-            OutputStream out = socket.getOutputStream();
-            out.write(("GET /v1/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            InputStream in = socket.getInputStream();
-            StringBuilder head = new StringBuilder();
-            while (!head.toString().endsWith("\r\n\r\n") && head.length() < 4096) {
-                head.append((char) in.read());
-            }
-            assertTrue(head.toString().startsWith("HTTP/1.1 101"), head.toString());
+        try (RawWebSocket ws = RawWebSocket.connect(node.router().httpPort(), "/v1/stream")) {
             // A masked text frame header announcing 8 MiB: refused at the header, before any payload.
-            out.write(new byte[] {(byte) 0x81, (byte) (0x80 | 127), 0, 0, 0, 0, 0, (byte) 0x80, 0, 0, 0, 0, 0, 0});
-            out.flush();
-            assertEquals(-1, in.read(), "the server closed the connection");
+            ws.announce(8L << 20);
+            RawWebSocket.Frame close = ws.awaitClose();
+            assertNotNull(close, "a close frame, not a dropped connection");
+            assertEquals(1009, close.code(), close.reason());
+            assertTrue(close.reason().contains("exceeded"), close.reason());
+        }
+    }
+
+    @Test
+    void aFrameWithRsvBitsAndNoExtensionIsClosedWith1002() throws Exception {
+        try (RawWebSocket ws = RawWebSocket.connect(node.router().httpPort(), "/v1/stream")) {
+            ws.frame(true, 4, RawWebSocket.TEXT, "{\"id\": 1, \"prompt\": \"hi\"}".getBytes(StandardCharsets.UTF_8));
+            RawWebSocket.Frame close = ws.awaitClose();
+            assertNotNull(close, "a close frame, not a dropped connection");
+            assertEquals(1002, close.code(), close.reason());
+        }
+        awaitNothingRunning("the refused frame to start nothing");
+    }
+
+    @Test
+    void invalidUtf8InATextMessageIsClosedWith1007() throws Exception {
+        try (RawWebSocket ws = RawWebSocket.connect(node.router().httpPort(), "/v1/stream")) {
+            // Split across two frames, so no frame-level check can see it: the message must be checked whole.
+            ws.frame(false, 0, RawWebSocket.TEXT, new byte[] {'{', '"', 'i', 'd', '"', ':', '"', (byte) 0xe2});
+            ws.frame(true, 0, 0, new byte[] {(byte) 0x28, (byte) 0xa1, '"', '}'});
+            RawWebSocket.Frame close = ws.awaitClose();
+            assertNotNull(close, "a close frame");
+            assertEquals(1007, close.code(), close.reason());
         }
     }
 
@@ -234,6 +246,28 @@ class WebSocketStreamTest {
                         "boolean id", ws -> ws.send("{\"id\": true, \"prompt\": \"x\"}"), null, 400, "invalid_type"),
                 new BadFrame("object id", ws -> ws.send("{\"id\": {}, \"prompt\": \"x\"}"), null, 400, "invalid_type"),
                 new BadFrame("empty id", ws -> ws.send("{\"id\": \"\", \"prompt\": \"x\"}"), null, 400, "invalid_type"),
+                // Was dropped with a SEVERE NumberFormatException: Infinity has no key.
+                new BadFrame(
+                        "id 1e400", ws -> ws.send("{\"id\": 1e400, \"prompt\": \"hi\"}"), null, 400, "invalid_type"),
+                new BadFrame(
+                        "id with a huge exponent",
+                        ws -> ws.send("{\"id\": 1e999999999, \"prompt\": \"hi\"}"),
+                        null,
+                        400,
+                        "invalid_type"),
+                new BadFrame(
+                        "cancel of an unknown id",
+                        ws -> ws.send("{\"id\": \"ghost\", \"type\": \"cancel\"}"),
+                        "ghost",
+                        404,
+                        "unknown_id"),
+                new BadFrame(
+                        "both prompt and messages",
+                        ws -> ws.send("{\"id\": \"pm\", \"prompt\": \"hi\", \"messages\": "
+                                + "[{\"role\": \"user\", \"content\": \"hi\"}]}"),
+                        "pm",
+                        400,
+                        "invalid_value"),
                 new BadFrame(
                         "unknown type",
                         ws -> ws.send("{\"id\": \"t\", \"type\": \"pause\"}"),

@@ -52,6 +52,9 @@ class SockJsApiKeyTest {
                         .statusCode());
         assertEquals(
                 200, http.send(http.request("/eventbus/info").GET().build()).statusCode());
+        // http.metrics-public defaults to true: scrapers and probes need no key.
+        assertEquals(200, http.send(http.request("/metrics").GET().build()).statusCode());
+        assertEquals(200, http.send(http.request("/health").GET().build()).statusCode());
         assertEquals(401, http.send(http.request("/v1/models").GET().build()).statusCode());
         assertEquals(
                 401, http.send(http.request("/admin/workers").GET().build()).statusCode());

@@ -333,6 +333,14 @@ class TcpBridgeTest {
                         },
                         Refusal.err("invalid_json")),
                 new BadFrame(
+                        // Jackson would guess the encoding and read it: the bridge takes UTF-8 only.
+                        "a UTF-16 frame",
+                        c -> {
+                            c.writeFrame("{\"type\": \"ping\"}".getBytes(StandardCharsets.UTF_16LE));
+                            return c.awaitErr();
+                        },
+                        Refusal.err("invalid_json")),
+                new BadFrame(
                         "JSON array",
                         c -> {
                             c.writeFrame("[1, 2]".getBytes(StandardCharsets.UTF_8));

@@ -36,8 +36,12 @@ final class FakeExternalWorker implements AutoCloseable {
         this.engine = engine;
     }
 
+    /** The worker-bridge.token of the tests' nodes: a listening worker bridge requires one. */
+    static final String TOKEN = "test-join-token-7f3a9c";
+
     static JsonObject joinBody(String role, Engine engine, String workerId) {
         return new JsonObject()
+                .put("token", TOKEN)
                 .put("role", role)
                 .put("model", engine.info().name())
                 .put("model_fingerprint", engine.info().fingerprint())

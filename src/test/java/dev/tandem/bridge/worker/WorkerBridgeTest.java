@@ -49,7 +49,7 @@ class WorkerBridgeTest {
         TandemConfig config = TestNodes.config();
         // No local prefill: each expected answer is computed first through decode-0, whose prefix cache would
         // then prefill the prompt itself instead of sending it to the external prefill worker under test.
-        config = config.withWorkerBridge(config.workerBridge().withTcpPort(0))
+        config = config.withWorkerBridge(config.workerBridge().withTcpPort(0).withToken(FakeExternalWorker.TOKEN))
                 .withWorker(config.worker().withHeartbeat(100, 1000))
                 .withRouter(config.router().withLocalPrefillMaxTokens(0));
         node = TandemNode.start(config, new TandemNode.Plan(true, List.of("prefill-0"), List.of("decode-0")), engine);
@@ -258,6 +258,30 @@ class WorkerBridgeTest {
         }
     }
 
+    @Test
+    void aJoinWithoutTheTokenOrWithAnotherIsRefused() throws Exception {
+        try (FakeExternalWorker w = new FakeExternalWorker(port, engine)) {
+            JsonObject join = FakeExternalWorker.joinBody("prefill", engine, "rogue-prefill-1");
+            join.remove("token");
+            JsonObject none = w.client.request(Addresses.WORKER_JOIN, join);
+            assertEquals("err", none.getString("type"), none.encode());
+            assertEquals("unauthorized", none.getString("message"), none.encode());
+            JsonObject wrong =
+                    w.client.request(Addresses.WORKER_JOIN, join.copy().put("token", FakeExternalWorker.TOKEN + "x"));
+            assertEquals("unauthorized", wrong.getString("message"), wrong.encode());
+            JsonObject prefix = w.client.request(
+                    Addresses.WORKER_JOIN, join.copy().put("token", FakeExternalWorker.TOKEN.substring(1)));
+            assertEquals("unauthorized", prefix.getString("message"), prefix.encode());
+            // Nothing reaches a connection that has not joined: not a prompt, not a worker address.
+            JsonObject after = w.client.request(Addresses.WORKER_HEARTBEAT, new JsonObject());
+            assertEquals("not_joined", after.getString("message"), after.encode());
+        }
+        assertTrue(
+                node.router().directory().workers(WorkerRole.PREFILL).stream()
+                        .noneMatch(p -> p.workerId().equals("rogue-prefill-1")),
+                "the rogue worker is registered");
+    }
+
     /** A frame sent by a joined decode worker, and the err code the bridge must answer it with. */
     record BadFrame(String name, JsonObject frame, String code) {
         @Override
@@ -374,6 +398,7 @@ class WorkerBridgeTest {
 
     private static JsonObject joinOf(String role, String model, String id) {
         return new JsonObject()
+                .put("token", FakeExternalWorker.TOKEN)
                 .put("role", role)
                 .put("model", model)
                 .put("model_fingerprint", 1)

@@ -94,6 +94,11 @@ public final class Addresses {
         return DECODE + workerId + ".kv";
     }
 
+    /** A {@link KvHandle} in place of KV chunks, for workers whose upstream moves the KV itself. */
+    public static String decodeKvHandle(String workerId) {
+        return DECODE + workerId + ".kv-handle";
+    }
+
     /** DECODE_REQUEST (34). */
     public static String decodeStart(String workerId) {
         return DECODE + workerId + ".start";

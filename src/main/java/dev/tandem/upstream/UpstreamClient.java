@@ -15,6 +15,7 @@ import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -23,13 +24,18 @@ import java.util.function.Consumer;
  * hang. Calls may be made from any thread; their futures complete on the caller's context.
  */
 public final class UpstreamClient {
+    private final Vertx vertx;
     private final HttpClientAgent http;
     private final URI base;
     private final long timeoutMs;
+    /** A hang guard over a whole call: connecting, then the idle timeout. */
+    private final long guardMs;
 
     public UpstreamClient(Vertx vertx, UpstreamSettings settings) {
+        this.vertx = vertx;
         this.base = settings.uri();
         this.timeoutMs = settings.timeoutMs();
+        this.guardMs = Math.min(timeoutMs, 10_000) + timeoutMs + 1_000;
         this.http = vertx.createHttpClient(
                 new HttpClientOptions()
                         .setConnectTimeout((int) Math.min(timeoutMs, 10_000))
@@ -64,6 +70,7 @@ public final class UpstreamClient {
         return http.request(options(HttpMethod.GET, path))
                 .compose(HttpClientRequest::send)
                 .compose(r -> r.body().compose(body -> ok(r, body).map(b -> b.toString())))
+                .timeout(guardMs, TimeUnit.MILLISECONDS)
                 .recover(UpstreamClient::wrap);
     }
 
@@ -85,6 +92,8 @@ public final class UpstreamClient {
                 })
                 .compose(r -> r.body().compose(b -> ok(r, b)))
                 .map(b -> json(b.toString()))
+                .timeout(guardMs, TimeUnit.MILLISECONDS)
+                .onFailure(e -> cancel.cancel())
                 .recover(UpstreamClient::wrap);
     }
 
@@ -110,7 +119,15 @@ public final class UpstreamClient {
                     }
                     Stream s = new Stream(req, ended.future());
                     SseEvents events = new SseEvents(onEvent);
+                    // The request's idle timeout stops at the headers: a stream gone silent is caught here.
+                    IdleTimer idle = new IdleTimer(vertx, timeoutMs, () -> {
+                        ended.tryFail(new UpstreamException(
+                                0, "the upstream's stream sent nothing for " + timeoutMs + " ms"));
+                        req.reset();
+                    });
+                    ended.future().onComplete(x -> idle.stop());
                     r.handler(bytes -> {
+                        idle.touch();
                         try {
                             events.push(bytes);
                         } catch (RuntimeException e) {
@@ -128,6 +145,8 @@ public final class UpstreamClient {
                     });
                     return Future.succeededFuture(s);
                 })
+                .timeout(guardMs, TimeUnit.MILLISECONDS)
+                .onFailure(e -> cancel.cancel())
                 .recover(UpstreamClient::wrap);
     }
 

@@ -13,6 +13,7 @@ import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
+import dev.tandem.upstream.TokenizeService;
 import dev.tandem.upstream.UpstreamClient;
 import dev.tandem.upstream.UpstreamFlow;
 import dev.tandem.upstream.UpstreamLoad;
@@ -82,7 +83,8 @@ public final class UpstreamDecodeVerticle extends VerticleBase {
         return control.start(List.of(
                         bus.<Object>consumer(Addresses.decodeKvHandle(workerId), this::onHandle),
                         bus.<Object>consumer(Addresses.decodeStart(workerId), this::onDecodeRequest),
-                        bus.<Object>consumer(Addresses.decodeCancel(workerId), this::onCancel)))
+                        bus.<Object>consumer(Addresses.decodeCancel(workerId), this::onCancel),
+                        TokenizeService.serve(vertx, client, model.name())))
                 .onSuccess(v -> announced = true);
     }
 

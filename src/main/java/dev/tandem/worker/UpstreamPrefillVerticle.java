@@ -14,6 +14,7 @@ import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
+import dev.tandem.upstream.TokenizeService;
 import dev.tandem.upstream.UpstreamClient;
 import dev.tandem.upstream.UpstreamFlow;
 import dev.tandem.upstream.UpstreamLoad;
@@ -83,7 +84,8 @@ public final class UpstreamPrefillVerticle extends VerticleBase {
         monitor.start();
         return control.start(List.of(
                         vertx.eventBus().<Object>consumer(Addresses.prefill(workerId), this::onPrefill),
-                        vertx.eventBus().<Object>consumer(Addresses.prefillCancel(workerId), this::onCancel)))
+                        vertx.eventBus().<Object>consumer(Addresses.prefillCancel(workerId), this::onCancel),
+                        TokenizeService.serve(vertx, client, model.name())))
                 .onSuccess(v -> announced = true);
     }
 

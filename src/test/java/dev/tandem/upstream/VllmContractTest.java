@@ -124,4 +124,18 @@ class VllmContractTest {
         assertEquals(List.of(expectedDecode(prompt, 11, 64)), decode.received);
         assertEquals(FakeUpstream.answer(all).length, chat.chunks());
     }
+
+    @Test
+    void theRouterTokenizesThroughTheWorkersNotTheUpstreamsAddress() {
+        // As in a pod: the URL a worker knows its upstream by (localhost) means nothing on the router.
+        byte[][] pieces = new byte[FakeVocabulary.SIZE][];
+        for (int i = 0; i < pieces.length; i++) {
+            pieces[i] = FakeVocabulary.piece(i).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        }
+        var unreachable =
+                new dev.tandem.engine.openai.UpstreamTokenizer("http://127.0.0.1:9", FakeUpstream.MODEL, pieces, 0);
+        var tokenizer = TokenizeService.onEventBus(cluster.router.vertx(), unreachable);
+        assertArrayEquals(
+                FakeVocabulary.encode("Where the river and", true), tokenizer.encode("Where the river and", true));
+    }
 }

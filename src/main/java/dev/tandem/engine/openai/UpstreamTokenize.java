@@ -18,7 +18,7 @@ import java.util.Arrays;
  * One upstream's {@code POST /tokenize} ({@code {"model", "prompt", "add_special_tokens"}} →
  * {@code {"tokens": [...], "count", "max_model_len"}}: vLLM and SGLang answer alike). Blocking.
  */
-final class UpstreamTokenize {
+public final class UpstreamTokenize {
     private static final JsonFactory JSON = new JsonFactory();
     private static final HttpClient HTTP = HttpClient.newBuilder()
             .connectTimeout(Duration.ofSeconds(5))
@@ -26,21 +26,19 @@ final class UpstreamTokenize {
             .build();
 
     private final URI uri;
-    private final String model;
 
-    UpstreamTokenize(String baseUrl, String model) {
+    UpstreamTokenize(String baseUrl) {
         this.uri = URI.create(baseUrl + "/tokenize");
-        this.model = model;
     }
 
-    int[] encode(String text, boolean addSpecialTokens) {
+    int[] encode(String model, String text, boolean addSpecialTokens) {
         HttpResponse<String> response;
         try {
             response = HTTP.send(
                     HttpRequest.newBuilder(uri)
                             .timeout(Duration.ofSeconds(30))
                             .header("Content-Type", "application/json")
-                            .POST(HttpRequest.BodyPublishers.ofString(body(text, addSpecialTokens)))
+                            .POST(HttpRequest.BodyPublishers.ofString(body(model, text, addSpecialTokens)))
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
@@ -56,7 +54,7 @@ final class UpstreamTokenize {
         return tokens(response.body());
     }
 
-    private String body(String text, boolean addSpecialTokens) {
+    private static String body(String model, String text, boolean addSpecialTokens) {
         StringWriter out = new StringWriter();
         try (JsonGenerator g = JSON.createGenerator(out)) {
             g.writeStartObject();
@@ -71,7 +69,7 @@ final class UpstreamTokenize {
     }
 
     /** The {@code tokens} array of a /tokenize answer. */
-    static int[] tokens(String body) {
+    public static int[] tokens(String body) {
         try (JsonParser p = JSON.createParser(body)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new IOException("not a JSON object");

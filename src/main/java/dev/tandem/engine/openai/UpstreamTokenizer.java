@@ -15,6 +15,9 @@ import java.io.UncheckedIOException;
  * {@link #encode} blocks on the network: callers run it off the event loop (requests are parsed on
  * worker threads).
  *
+ * <p>Where {@code /tokenize} is asked is an {@link Encoder}: the upstream itself by default, and on a
+ * router the workers that front it (the upstream may be reachable from its pod only).
+ *
  * <p>Known limit: a byte-level BPE token holding part of a UTF-8 character detokenizes alone to U+FFFD,
  * so such characters stream as U+FFFD; a configured tokenizer file ({@code model.tokenizer}) avoids it.
  */
@@ -24,9 +27,19 @@ public final class UpstreamTokenizer implements Tokenizer {
     private final byte[][] pieces;
     private final int bos;
     private final int maxTokenBytes;
-    private final UpstreamTokenize tokenize;
+    private final Encoder encoder;
+
+    /** Asks the upstream's {@code /tokenize} for a text's token ids. Blocking. */
+    @FunctionalInterface
+    public interface Encoder {
+        int[] encode(String model, String text, boolean addSpecialTokens);
+    }
 
     public UpstreamTokenizer(String baseUrl, String model, byte[][] pieces, int bos) {
+        this(baseUrl, model, pieces, bos, null);
+    }
+
+    private UpstreamTokenizer(String baseUrl, String model, byte[][] pieces, int bos, Encoder encoder) {
         this.baseUrl = baseUrl;
         this.model = model;
         this.pieces = pieces;
@@ -36,7 +49,17 @@ public final class UpstreamTokenizer implements Tokenizer {
             max = Math.max(max, p.length);
         }
         this.maxTokenBytes = max;
-        this.tokenize = new UpstreamTokenize(baseUrl, model);
+        this.encoder = encoder != null ? encoder : new UpstreamTokenize(baseUrl)::encode;
+    }
+
+    /** The same vocabulary, encoding through {@code encoder}. */
+    public UpstreamTokenizer withEncoder(Encoder encoder) {
+        return new UpstreamTokenizer(baseUrl, model, pieces, bos, encoder);
+    }
+
+    /** The upstream's model name, as /tokenize is asked for it. */
+    public String model() {
+        return model;
     }
 
     /** The upstream whose {@code /tokenize} encodes. */
@@ -62,7 +85,7 @@ public final class UpstreamTokenizer implements Tokenizer {
 
     @Override
     public int[] encode(String text, boolean addBos) {
-        int[] ids = tokenize.encode(text, addBos);
+        int[] ids = encoder.encode(model, text, addBos);
         for (int id : ids) {
             if (id < 0 || id >= pieces.length) {
                 throw new IllegalArgumentException("the upstream's /tokenize answered token " + id

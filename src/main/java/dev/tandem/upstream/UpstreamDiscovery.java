@@ -15,6 +15,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.logging.Logger;
 
 /**
@@ -52,7 +55,7 @@ public final class UpstreamDiscovery {
         long deadline = System.nanoTime() + u.startTimeoutMs() * 1_000_000;
         while (true) {
             try {
-                JsonArray data = client.getJson("/v1/models").await().getJsonArray("data");
+                JsonArray data = get(client.getJson("/v1/models")).getJsonArray("data");
                 if (data == null || data.isEmpty()) {
                     throw new UpstreamException(0, "no model in /v1/models");
                 }
@@ -87,15 +90,14 @@ public final class UpstreamDiscovery {
             for (int t = start; t < Math.min(vocab, start + PARALLEL); t++) {
                 batch.add(detokenize(client, model, t));
             }
-            Future.all(batch).await();
+            get(Future.all(batch));
             for (int i = 0; i < batch.size(); i++) {
                 pieces[start + i] = batch.get(i).result().getBytes(StandardCharsets.UTF_8);
             }
         }
-        JsonArray bos = client.postJson(
+        JsonArray bos = get(client.postJson(
                         "/tokenize",
-                        new JsonObject().put("model", model).put("prompt", "").put("add_special_tokens", true))
-                .await()
+                        new JsonObject().put("model", model).put("prompt", "").put("add_special_tokens", true)))
                 .getJsonArray("tokens", new JsonArray());
         return new UpstreamTokenizer(client.baseUrl(), model, pieces, bos.isEmpty() ? -1 : bos.getInteger(0));
     }
@@ -129,7 +131,7 @@ public final class UpstreamDiscovery {
 
     private static boolean known(UpstreamClient client, String model, int token) {
         try {
-            detokenize(client, model, token).await();
+            get(detokenize(client, model, token));
             return true;
         } catch (UpstreamException e) {
             if (e.clientError()) {
@@ -150,6 +152,25 @@ public final class UpstreamDiscovery {
                     }
                     return text;
                 });
+    }
+
+    /**
+     * Waits for a call on this (non-Vert.x) thread. Plain blocking rather than {@code Future.await()}: it
+     * does not depend on which Vert.x context the starting thread may carry. The calls have deadlines.
+     */
+    private static <T> T get(Future<T> future) {
+        try {
+            return future.toCompletionStage().toCompletableFuture().get(5, TimeUnit.MINUTES);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r
+                    ? r
+                    : new UpstreamException("the upstream failed: " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new UpstreamException("the upstream did not answer", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while asking the upstream", e);
+        }
     }
 
     private static void sleep(long ms) {

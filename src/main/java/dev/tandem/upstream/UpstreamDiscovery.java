@@ -28,7 +28,7 @@ import java.util.logging.Logger;
 public final class UpstreamDiscovery {
     private static final Logger LOG = Logger.getLogger(UpstreamDiscovery.class.getName());
     /** /detokenize calls in flight while learning the vocabulary. */
-    private static final int PARALLEL = 32;
+    private static final int PARALLEL = 16;
 
     private static final int MAX_VOCAB = 1 << 22;
 
@@ -95,9 +95,10 @@ public final class UpstreamDiscovery {
                 pieces[start + i] = batch.get(i).result().getBytes(StandardCharsets.UTF_8);
             }
         }
-        JsonArray bos = get(client.postJson(
-                        "/tokenize",
-                        new JsonObject().put("model", model).put("prompt", "").put("add_special_tokens", true)))
+        JsonObject empty =
+                new JsonObject().put("model", model).put("prompt", "").put("add_special_tokens", true);
+        JsonArray bos = get(client.postJson("/tokenize", empty)
+                        .recover(e -> retryable(e) ? client.postJson("/tokenize", empty) : Future.failedFuture(e)))
                 .getJsonArray("tokens", new JsonArray());
         return new UpstreamTokenizer(client.baseUrl(), model, pieces, bos.isEmpty() ? -1 : bos.getInteger(0));
     }
@@ -141,8 +142,21 @@ public final class UpstreamDiscovery {
         }
     }
 
-    /** vLLM answers {@code {"prompt": text}}, SGLang {@code {"text": text}}. */
+    /**
+     * vLLM answers {@code {"prompt": text}}, SGLang {@code {"text": text}}. A call that fails for the
+     * upstream's sake (not a 4xx) is tried again, twice: one lost call must not fail a worker's start.
+     */
     private static Future<String> detokenize(UpstreamClient client, String model, int token) {
+        return detokenizeOnce(client, model, token)
+                .recover(e -> retryable(e) ? detokenizeOnce(client, model, token) : Future.failedFuture(e))
+                .recover(e -> retryable(e) ? detokenizeOnce(client, model, token) : Future.failedFuture(e));
+    }
+
+    private static boolean retryable(Throwable e) {
+        return !(e instanceof UpstreamException u && u.clientError());
+    }
+
+    private static Future<String> detokenizeOnce(UpstreamClient client, String model, int token) {
         return client.postJson(
                         "/detokenize", new JsonObject().put("model", model).put("tokens", new JsonArray().add(token)))
                 .map(a -> {

@@ -3,7 +3,9 @@ package dev.tandem;
 import dev.tandem.config.ConfigException;
 import dev.tandem.config.ConfigLoader;
 import dev.tandem.config.EnvOverrides;
+import dev.tandem.config.ModelSettings;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.UpstreamSettings;
 import dev.tandem.node.TandemNode;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -47,6 +49,15 @@ public final class Main implements Callable<Integer> {
         @Option(names = "--tokenizer", description = "llama2.c tokenizer.bin for --model")
         String tokenizer;
 
+        @Option(names = "--engine", description = "reference, sim or openai (workers fronting a vLLM/SGLang server)")
+        String engine;
+
+        @Option(names = "--upstream", description = "engine openai: the upstream server's base URL, http://host:port")
+        String upstream;
+
+        @Option(names = "--upstream-protocol", description = "engine openai: vllm (default) or sglang")
+        String upstreamProtocol;
+
         @Option(names = "--join", split = ",", description = "cluster members to join, host:port[,host:port…]")
         List<String> join;
 
@@ -80,6 +91,7 @@ public final class Main implements Callable<Integer> {
             if (tokenizer != null) {
                 c = c.withModel(c.model().withTokenizer(tokenizer));
             }
+            c = withEngineFlags(c, engine, upstream, upstreamProtocol);
             if (join != null) {
                 c = c.withCluster(c.cluster().withMembers(join));
             }
@@ -107,6 +119,34 @@ public final class Main implements Callable<Integer> {
             }
             return c;
         }
+    }
+
+    /** The --engine, --upstream and --upstream-protocol flags over the configuration's model section. */
+    private static TandemConfig withEngineFlags(
+            TandemConfig c, String engine, String upstream, String upstreamProtocol) {
+        ModelSettings m = c.model();
+        if (upstream != null || upstreamProtocol != null || "openai".equals(engine)) {
+            UpstreamSettings u = m.upstream();
+            if (upstream != null) {
+                u = u.withUrl(upstream);
+            }
+            if (upstreamProtocol != null) {
+                u = u.withProtocol(upstreamProtocol.toLowerCase(java.util.Locale.ROOT));
+            }
+            if (u.url().isBlank()) {
+                throw new ConfigException("--engine openai needs --upstream URL (or model.upstream-url)");
+            }
+            u.uri();
+            return c.withModel(m.withUpstream(u));
+        }
+        if (engine != null && !engine.equals(m.engine())) {
+            if ("sim".equals(engine)) {
+                return c.withModel(m.withSim(m.simProfile(), m.timeScale()));
+            }
+            throw new ConfigException("--engine must be reference, sim or openai; reference is set in the"
+                    + " configuration file's model.engine, got '" + engine + "'");
+        }
+        return c;
     }
 
     /** How many workers the embedded mode starts. */

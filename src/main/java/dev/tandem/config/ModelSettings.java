@@ -14,6 +14,7 @@ import java.util.Locale;
  * @param engine                        {@code reference} (real math) or {@code sim}
  * @param simProfile                    the sim engine's profile (model on accelerator)
  * @param timeScale                     the sim engine's simulated seconds per wall-clock second
+ * @param upstream                      engine {@code openai}: the vLLM or SGLang server a worker fronts
  */
 public record ModelSettings(
         String path,
@@ -22,11 +23,15 @@ public record ModelSettings(
         long emulatedPrefillMicrosPerToken,
         String engine,
         String simProfile,
-        double timeScale) {
+        double timeScale,
+        UpstreamSettings upstream) {
 
     public static final String REFERENCE = "reference";
     public static final String SIM = "sim";
-    public static final List<String> ENGINES = List.of(REFERENCE, SIM);
+    /** Fronts an OpenAI-compatible GPU server in prefill/decode mode (vLLM, SGLang). */
+    public static final String OPENAI = "openai";
+
+    public static final List<String> ENGINES = List.of(REFERENCE, SIM, OPENAI);
     public static final String DEFAULT_SIM_PROFILE = "llama3-8b-h100";
 
     public ModelSettings(String path, String tokenizer) {
@@ -42,7 +47,8 @@ public record ModelSettings(
                 emulatedPrefillMicrosPerToken,
                 REFERENCE,
                 DEFAULT_SIM_PROFILE,
-                1);
+                1,
+                UpstreamSettings.NONE);
     }
 
     static ModelSettings read(ConfigSection s) {
@@ -53,9 +59,13 @@ public record ModelSettings(
                 s.integer("emulated-prefill-us-per-token", 0L, 0, 1_000_000),
                 s.string("engine", REFERENCE).toLowerCase(Locale.ROOT),
                 s.string("sim-profile", DEFAULT_SIM_PROFILE),
-                s.decimal("time-scale", 1, 0.001, 100_000));
+                s.decimal("time-scale", 1, 0.001, 100_000),
+                UpstreamSettings.read(s));
         if (!ENGINES.contains(m.engine)) {
             throw new ConfigException("model.engine must be one of " + ENGINES + ", got '" + m.engine + "'");
+        }
+        if (m.openai() && m.upstream.url().isBlank()) {
+            throw new ConfigException("model.engine openai needs model.upstream-url (the vLLM or SGLang server)");
         }
         s.rejectUnknownKeys();
         return m;
@@ -67,6 +77,10 @@ public record ModelSettings(
 
     public boolean sim() {
         return SIM.equals(engine);
+    }
+
+    public boolean openai() {
+        return OPENAI.equals(engine);
     }
 
     public boolean paced() {
@@ -81,7 +95,8 @@ public record ModelSettings(
                 emulatedPrefillMicrosPerToken,
                 engine,
                 simProfile,
-                timeScale);
+                timeScale,
+                upstream);
     }
 
     public ModelSettings withTokenizer(String tokenizer) {
@@ -92,17 +107,38 @@ public record ModelSettings(
                 emulatedPrefillMicrosPerToken,
                 engine,
                 simProfile,
-                timeScale);
+                timeScale,
+                upstream);
     }
 
     public ModelSettings withPacing(long decodeStepMicros, long prefillMicrosPerToken) {
         return new ModelSettings(
-                path, tokenizer, decodeStepMicros, prefillMicrosPerToken, engine, simProfile, timeScale);
+                path, tokenizer, decodeStepMicros, prefillMicrosPerToken, engine, simProfile, timeScale, upstream);
     }
 
     /** The sim engine with that profile and time scale. */
     public ModelSettings withSim(String profile, double timeScale) {
         return new ModelSettings(
-                path, tokenizer, emulatedDecodeStepMicros, emulatedPrefillMicrosPerToken, SIM, profile, timeScale);
+                path,
+                tokenizer,
+                emulatedDecodeStepMicros,
+                emulatedPrefillMicrosPerToken,
+                SIM,
+                profile,
+                timeScale,
+                upstream);
+    }
+
+    /** Engine {@code openai} in front of that upstream. */
+    public ModelSettings withUpstream(UpstreamSettings upstream) {
+        return new ModelSettings(
+                path,
+                tokenizer,
+                emulatedDecodeStepMicros,
+                emulatedPrefillMicrosPerToken,
+                OPENAI,
+                simProfile,
+                timeScale,
+                upstream);
     }
 }

@@ -41,6 +41,7 @@ import dev.tandem.router.RouterIdentity;
 import dev.tandem.router.VertxRouterLoop;
 import dev.tandem.router.WorkerViews;
 import dev.tandem.router.scheduling.SchedulingObserver;
+import dev.tandem.upstream.TokenizeService;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -133,7 +134,9 @@ public final class RouterVerticle extends VerticleBase {
         TokenizerStore tokenizers = shared.tokenizers();
         catalog = new ModelCatalog(
                 directory::all,
-                identity -> vertx.executeBlocking(() -> tokenizers.fetch(identity), false),
+                // Upstream models' tokenizers ask the model's workers, which ask their GPU servers.
+                identity -> vertx.executeBlocking(
+                        () -> TokenizeService.onEventBus(vertx, tokenizers.fetch(identity)), false),
                 java.util.List.of(localModel));
         // One scheduler per model, over that model's workers only. The policy says what scheduling learns
         // prefixes from: the index (and local prefill), or this router's own routed-prefix trees

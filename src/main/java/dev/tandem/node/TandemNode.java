@@ -51,6 +51,7 @@ public final class TandemNode {
     private WorkerBridge workerBridge;
     private final List<PrefillWorkerVerticle> prefillWorkers = new ArrayList<>();
     private final List<DecodeWorkerVerticle> decodeWorkers = new ArrayList<>();
+    private final UpstreamWorkers upstreamWorkers = new UpstreamWorkers();
     private MemberWatch members;
     private HttpServer opsServer;
     private volatile boolean deployed;
@@ -108,6 +109,23 @@ public final class TandemNode {
     }
 
     private Future<Void> deploy(TandemConfig config, Plan plan) {
+        Vertx vertx = cluster.vertx();
+        if (config.model().openai()) {
+            // The workers front a GPU server; a router in this JVM still loads its own (built-in) model.
+            Future<Void> workers = upstreamWorkers.deploy(
+                    vertx,
+                    config,
+                    plan,
+                    new TokenizerStore(cluster.hazelcast()),
+                    cluster.nodeId(),
+                    () -> announcer(config));
+            Plan routerOnly = new Plan(plan.router(), List.of(), List.of());
+            return workers.compose(v -> deployEngineRoles(config, routerOnly));
+        }
+        return deployEngineRoles(config, plan);
+    }
+
+    private Future<Void> deployEngineRoles(TandemConfig config, Plan plan) {
         Vertx vertx = cluster.vertx();
         if (!plan.prefillWorkerIds().isEmpty() || !plan.decodeWorkerIds().isEmpty()) {
             // Filed before the workers register, so a router that learns of them can tokenize for them.
@@ -169,6 +187,7 @@ public final class TandemNode {
     private void memberLeft(String nodeId) {
         prefillWorkers.forEach(w -> w.onRouterNodeLeft(nodeId));
         decodeWorkers.forEach(w -> w.onRouterNodeLeft(nodeId));
+        upstreamWorkers.routerNodeLeft(nodeId);
         if (workerBridge != null) {
             workerBridge.onRouterNodeLeft(nodeId);
         }
@@ -234,6 +253,7 @@ public final class TandemNode {
         }
         prefillWorkers.forEach(w -> drained.add(w.drainForShutdown(drainMs)));
         decodeWorkers.forEach(w -> drained.add(w.drainForShutdown(drainMs)));
+        upstreamWorkers.drainForShutdown(drainMs, drained);
         return Future.join(drained).transform(ar -> close());
     }
 

@@ -94,6 +94,19 @@ public final class Addresses {
         return DECODE + workerId + ".kv";
     }
 
+    /** A {@link KvHandle} in place of KV chunks, for workers whose upstream moves the KV itself. */
+    public static String decodeKvHandle(String workerId) {
+        return DECODE + workerId + ".kv-handle";
+    }
+
+    /**
+     * Tokenizing for a model whose workers front an upstream server: {@code {"text", "add_special_tokens"}}
+     * to any of them (the event bus picks one), answered {@code {"tokens": [...]}} from its upstream.
+     */
+    public static String tokenize(String model) {
+        return "tandem.tokenize." + model;
+    }
+
     /** DECODE_REQUEST (34). */
     public static String decodeStart(String workerId) {
         return DECODE + workerId + ".start";

@@ -11,6 +11,12 @@ import io.vertx.core.json.JsonObject;
 public record PrefillDone(
         long requestId, int firstToken, int promptTokens, long kvBytes, long prefillMicros, int cachedTokens) {
 
+    /**
+     * {@code firstToken} when the prefill produced none to send: a GPU server behind the decode worker
+     * generates the first token itself (the decode stream carries tokens from 0).
+     */
+    public static final int NO_FIRST_TOKEN = -1;
+
     public PrefillDone(long requestId, int firstToken, int promptTokens, long kvBytes, long prefillMicros) {
         this(requestId, firstToken, promptTokens, kvBytes, prefillMicros, 0);
     }

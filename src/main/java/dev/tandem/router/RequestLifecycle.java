@@ -175,6 +175,13 @@ final class RequestLifecycle {
         }
         a.kvBytes += done.kvBytes();
         metrics.kvMoved(done.kvBytes());
+        if (first == PrefillDone.NO_FIRST_TOKEN) {
+            // A GPU server behind the decode worker makes the first token: the decode stream starts at it.
+            enter(a, RequestState.DECODING);
+            a.lastProgressNanos = loop.nanoTime();
+            startDecode(a, first, a.request.maxTokens() - index);
+            return;
+        }
         StopCondition.Outcome outcome = a.firstTokenStop.check(first, index + 1);
         int[] tokens = outcome == StopCondition.Outcome.STOP ? new int[0] : new int[] {first};
         if (outcome.finished()) {
@@ -189,12 +196,16 @@ final class RequestLifecycle {
         if (a.ended()) {
             return; // a stop string in the first token ended it
         }
+        startDecode(a, first, a.request.maxTokens() - index);
+    }
+
+    private void startDecode(ActiveRequest a, int first, int maxNewTokens) {
         int attempt = a.attempt;
         String decodeWorker = a.decodeWorker;
         DecodeRequest decode = new DecodeRequest(
                 a.id,
                 first,
-                a.request.maxTokens() - index,
+                maxNewTokens,
                 a.request.sampling(),
                 a.request.stopTokens(),
                 identity.routerId(),

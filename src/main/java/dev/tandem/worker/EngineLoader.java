@@ -30,7 +30,8 @@ public final class EngineLoader {
                 throw new ConfigException("model.sim-profile: " + e.getMessage());
             }
         }
-        if (model.builtin()) {
+        if (model.builtin() || model.openai()) {
+            // Engine openai: the workers front a GPU server; this engine serves only a router in the same JVM.
             return ReferenceEngine.builtin(kvBlockSize);
         }
         Path tokenizer = model.tokenizer().isBlank() ? null : Path.of(model.tokenizer());

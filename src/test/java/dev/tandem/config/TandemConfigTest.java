@@ -25,6 +25,27 @@ class TandemConfigTest {
     }
 
     @Test
+    void engineOpenaiReadsItsUpstream() {
+        ModelSettings m = TandemConfig.fromJson(new JsonObject()
+                        .put(
+                                "model",
+                                new JsonObject()
+                                        .put("engine", "openai")
+                                        .put("upstream-url", "http://vllm-prefill-0:8000/")
+                                        .put("upstream-protocol", "sglang")
+                                        .put("upstream-timeout-ms", 5000)
+                                        .put("upstream-bootstrap-port", 9001)))
+                .model();
+        assertTrue(m.openai());
+        assertEquals("vllm-prefill-0", m.upstream().uri().getHost());
+        assertEquals("http://vllm-prefill-0:8000", m.upstream().uri().toString());
+        assertTrue(m.upstream().sglang());
+        assertEquals(5000, m.upstream().timeoutMs());
+        assertEquals("vllm-prefill-0", m.upstream().bootstrapHostOrUrlHost());
+        assertEquals(9001, m.upstream().bootstrapPort());
+    }
+
+    @Test
     void valuesAreRead() {
         TandemConfig c = TandemConfig.fromJson(new JsonObject()
                 .put("http", new JsonObject().put("port", 9090))
@@ -75,6 +96,23 @@ class TandemConfigTest {
                 Arguments.of(new JsonObject().put("http", new JsonObject().put("port", 70000)), "http.port"),
                 Arguments.of(new JsonObject().put("worker", new JsonObject().put("max-batch", 0)), "worker.max-batch"),
                 Arguments.of(new JsonObject().put("worker", "big"), "worker"),
+                Arguments.of(
+                        new JsonObject().put("model", new JsonObject().put("engine", "openai")), "model.upstream-url"),
+                Arguments.of(
+                        new JsonObject()
+                                .put(
+                                        "model",
+                                        new JsonObject()
+                                                .put("engine", "openai")
+                                                .put("upstream-url", "http://gpu-0:8000")
+                                                .put("upstream-protocol", "tgi")),
+                        "model.upstream-protocol"),
+                Arguments.of(
+                        new JsonObject()
+                                .put(
+                                        "model",
+                                        new JsonObject().put("engine", "openai").put("upstream-url", "gpu-0:8000")),
+                        "model.upstream-url"),
                 Arguments.of(
                         new JsonObject()
                                 .put(

@@ -34,6 +34,25 @@ class WireCodecRoundTripTest {
                         "decode_worker"),
                 Arguments.of("KvAck(need)", KvAck.CODEC, new KvAck(7, 512, 48, 2), "tokens"),
                 Arguments.of(
+                        "PrefillDone(no first token)",
+                        PrefillDone.CODEC,
+                        new PrefillDone(7, PrefillDone.NO_FIRST_TOKEN, 3, 0, 1500, 0),
+                        "prompt_tokens"),
+                Arguments.of(
+                        "KvHandle",
+                        KvHandle.CODEC,
+                        new KvHandle(
+                                Long.MAX_VALUE,
+                                2,
+                                new int[] {0, 51, 72},
+                                new io.vertx.core.json.JsonObject()
+                                        .put("do_remote_prefill", true)
+                                        .put("remote_block_ids", new io.vertx.core.json.JsonArray().add(17))
+                                        .put("remote_engine_id", "3f1c9a2e")
+                                        .putNull("remote_host")
+                                        .put("remote_port", 5600)),
+                        "prompt_tokens"),
+                Arguments.of(
                         "KvCacheEvents",
                         KvCacheEvents.CODEC,
                         new KvCacheEvents(

@@ -1,6 +1,7 @@
 package dev.tandem.engine.reference;
 
 import dev.tandem.engine.Tokenizer;
+import dev.tandem.engine.openai.UpstreamTokenizer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -14,6 +15,8 @@ import java.util.Arrays;
 public final class TokenizerImages {
     private static final byte[] BYTE = "TTK1 byte\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] LLAMA2C = "TTK1 llama2c\n".getBytes(StandardCharsets.US_ASCII);
+    /** An upstream server's vocabulary and where its /tokenize is (engine openai). */
+    private static final byte[] UPSTREAM = "TTK1 upstream\n".getBytes(StandardCharsets.US_ASCII);
 
     private TokenizerImages() {}
 
@@ -28,6 +31,9 @@ public final class TokenizerImages {
             System.arraycopy(image, 0, out, LLAMA2C.length, image.length);
             return out;
         }
+        if (tokenizer instanceof UpstreamTokenizer t) {
+            return concat(UPSTREAM, t.image());
+        }
         throw new IllegalArgumentException(
                 "no image format for a " + tokenizer.getClass().getSimpleName());
     }
@@ -41,7 +47,16 @@ public final class TokenizerImages {
             return Llama2cTokenizer.read(
                     Arrays.copyOfRange(image, LLAMA2C.length, image.length), -1, "llama2c tokenizer image");
         }
+        if (startsWith(image, UPSTREAM)) {
+            return UpstreamTokenizer.read(Arrays.copyOfRange(image, UPSTREAM.length, image.length));
+        }
         throw new IOException("not a tokenizer image (" + image.length + " bytes of an unknown kind)");
+    }
+
+    private static byte[] concat(byte[] tag, byte[] image) {
+        byte[] out = Arrays.copyOf(tag, tag.length + image.length);
+        System.arraycopy(image, 0, out, tag.length, image.length);
+        return out;
     }
 
     private static boolean startsWith(byte[] image, byte[] tag) {

@@ -1,0 +1,198 @@
+package dev.tandem.upstream;
+
+import dev.tandem.config.ConfigException;
+import dev.tandem.config.ModelSettings;
+import dev.tandem.config.UpstreamSettings;
+import dev.tandem.engine.Tokenizer;
+import dev.tandem.engine.openai.UpstreamTokenizer;
+import dev.tandem.engine.reference.Llama2cTokenizer;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.logging.Logger;
+
+/**
+ * Learns the upstream's model at a worker's start: blocking, on the thread that starts the node (never
+ * an event loop). Waits up to {@code upstream-start-timeout-ms} for {@code /v1/models}, then fails with
+ * a message naming the upstream, so a worker whose upstream is down does not register.
+ */
+public final class UpstreamDiscovery {
+    private static final Logger LOG = Logger.getLogger(UpstreamDiscovery.class.getName());
+    /** /detokenize calls in flight while learning the vocabulary. */
+    private static final int PARALLEL = 16;
+
+    private static final int MAX_VOCAB = 1 << 22;
+
+    private UpstreamDiscovery() {}
+
+    public static UpstreamModel learn(UpstreamClient client, ModelSettings settings) {
+        UpstreamSettings u = settings.upstream();
+        JsonObject model = firstModel(client, u);
+        String name = model.getString("id");
+        Integer context = model.getInteger("max_model_len");
+        if (name == null || context == null || context <= 0) {
+            throw new IllegalStateException("the upstream " + client.baseUrl()
+                    + " lists no model with an id and a max_model_len in /v1/models: " + model.encode());
+        }
+        Tokenizer tokenizer = settings.tokenizer().isBlank()
+                ? learnTokenizer(client, name, u.vocabSize())
+                : tokenizerFile(settings.tokenizer());
+        LOG.info("upstream " + client.baseUrl() + " (" + u.protocol() + ") serves '" + name + "', context " + context
+                + ", vocabulary " + tokenizer.vocabSize());
+        return UpstreamModel.of(name, context, tokenizer);
+    }
+
+    private static JsonObject firstModel(UpstreamClient client, UpstreamSettings u) {
+        long deadline = System.nanoTime() + u.startTimeoutMs() * 1_000_000;
+        while (true) {
+            try {
+                JsonArray data = get(client.getJson("/v1/models")).getJsonArray("data");
+                if (data == null || data.isEmpty()) {
+                    throw new UpstreamException(0, "no model in /v1/models");
+                }
+                return data.getJsonObject(0);
+            } catch (RuntimeException e) {
+                if (System.nanoTime() >= deadline) {
+                    throw new IllegalStateException(
+                            "the upstream " + client.baseUrl() + " did not answer /v1/models within "
+                                    + u.startTimeoutMs() + " ms (model.upstream-start-timeout-ms): " + e.getMessage(),
+                            e);
+                }
+                LOG.info("waiting for the upstream " + client.baseUrl() + ": " + e.getMessage());
+                sleep(Math.min(1_000, Math.max(50, u.startTimeoutMs() / 10)));
+            }
+        }
+    }
+
+    private static Tokenizer tokenizerFile(String file) {
+        try {
+            return Llama2cTokenizer.load(Path.of(file));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read tokenizer " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Every token's text from /detokenize, and BOS from what /tokenize adds to an empty text. */
+    static UpstreamTokenizer learnTokenizer(UpstreamClient client, String model, int configuredVocab) {
+        int vocab = configuredVocab > 0 ? configuredVocab : probeVocab(client, model);
+        byte[][] pieces = new byte[vocab][];
+        for (int start = 0; start < vocab; start += PARALLEL) {
+            List<Future<String>> batch = new ArrayList<>();
+            for (int t = start; t < Math.min(vocab, start + PARALLEL); t++) {
+                batch.add(detokenize(client, model, t));
+            }
+            get(Future.all(batch));
+            for (int i = 0; i < batch.size(); i++) {
+                pieces[start + i] = batch.get(i).result().getBytes(StandardCharsets.UTF_8);
+            }
+        }
+        JsonObject empty =
+                new JsonObject().put("model", model).put("prompt", "").put("add_special_tokens", true);
+        JsonArray bos = get(client.postJson("/tokenize", empty)
+                        .recover(e -> retryable(e) ? client.postJson("/tokenize", empty) : Future.failedFuture(e)))
+                .getJsonArray("tokens", new JsonArray());
+        return new UpstreamTokenizer(client.baseUrl(), model, pieces, bos.isEmpty() ? -1 : bos.getInteger(0));
+    }
+
+    /** The vocabulary's size: the first id /detokenize refuses (doubling, then bisecting). */
+    private static int probeVocab(UpstreamClient client, String model) {
+        if (!known(client, model, 0)) {
+            throw new ConfigException("the upstream " + client.baseUrl()
+                    + " does not detokenize token 0: set model.upstream-vocab-size or model.tokenizer");
+        }
+        int low = 1; // known good: ids below low
+        int high = 2;
+        while (high <= MAX_VOCAB && known(client, model, high - 1)) {
+            low = high;
+            high *= 2;
+        }
+        if (high > MAX_VOCAB) {
+            throw new ConfigException("the upstream " + client.baseUrl()
+                    + " detokenizes any id: set model.upstream-vocab-size to its vocabulary's size");
+        }
+        while (high - low > 1) {
+            int mid = (low + high) >>> 1;
+            if (known(client, model, mid - 1)) {
+                low = mid;
+            } else {
+                high = mid;
+            }
+        }
+        return low;
+    }
+
+    private static boolean known(UpstreamClient client, String model, int token) {
+        try {
+            get(detokenize(client, model, token));
+            return true;
+        } catch (UpstreamException e) {
+            if (e.clientError()) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * vLLM answers {@code {"prompt": text}}, SGLang {@code {"text": text}}. A call that fails for the
+     * upstream's sake (not a 4xx) is tried again, twice: one lost call must not fail a worker's start.
+     */
+    private static Future<String> detokenize(UpstreamClient client, String model, int token) {
+        return detokenizeOnce(client, model, token)
+                .recover(e -> retryable(e) ? detokenizeOnce(client, model, token) : Future.failedFuture(e))
+                .recover(e -> retryable(e) ? detokenizeOnce(client, model, token) : Future.failedFuture(e));
+    }
+
+    private static boolean retryable(Throwable e) {
+        return !(e instanceof UpstreamException u && u.clientError());
+    }
+
+    private static Future<String> detokenizeOnce(UpstreamClient client, String model, int token) {
+        return client.postJson(
+                        "/detokenize", new JsonObject().put("model", model).put("tokens", new JsonArray().add(token)))
+                .map(a -> {
+                    String text = a.getString("prompt", a.getString("text"));
+                    if (text == null) {
+                        throw new UpstreamException(0, "a /detokenize answer with no text: " + a.encode());
+                    }
+                    return text;
+                });
+    }
+
+    /**
+     * Waits for a call on this (non-Vert.x) thread. Plain blocking rather than {@code Future.await()}: it
+     * does not depend on which Vert.x context the starting thread may carry. The calls have deadlines.
+     */
+    private static <T> T get(Future<T> future) {
+        try {
+            return future.toCompletionStage().toCompletableFuture().get(5, TimeUnit.MINUTES);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r
+                    ? r
+                    : new UpstreamException("the upstream failed: " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new UpstreamException("the upstream did not answer", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while asking the upstream", e);
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the upstream", e);
+        }
+    }
+}

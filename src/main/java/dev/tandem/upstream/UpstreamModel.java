@@ -1,0 +1,40 @@
+package dev.tandem.upstream;
+
+import dev.tandem.engine.ChatTemplate;
+import dev.tandem.engine.Tokenizer;
+import dev.tandem.engine.TokenizerIdentity;
+import dev.tandem.protocol.ModelCard;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * What a worker learned of the model its upstream serves: the name and context length from
+ * {@code /v1/models}, the tokenizer. Workers fronting the same model (its prefill and decode
+ * instances) derive the same fingerprint: the name and the tokenizer's identity.
+ */
+public record UpstreamModel(String name, int contextLength, Tokenizer tokenizer, String tokenizerIdentity) {
+
+    public static UpstreamModel of(String name, int contextLength, Tokenizer tokenizer) {
+        return new UpstreamModel(name, contextLength, tokenizer, TokenizerIdentity.of(tokenizer));
+    }
+
+    /** The prompt format for chat requests: Tandem renders it, the upstream gets token ids. */
+    public ModelCard card() {
+        return new ModelCard(contextLength, tokenizerIdentity, ChatTemplate.ROLE_TAGS.name());
+    }
+
+    public long fingerprint() {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256")
+                    .digest(("openai " + name + " " + tokenizerIdentity).getBytes(StandardCharsets.UTF_8));
+            long f = 0;
+            for (int i = 0; i < 8; i++) {
+                f = (f << 8) | (d[i] & 0xff);
+            }
+            return f;
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has no SHA-256", e);
+        }
+    }
+}

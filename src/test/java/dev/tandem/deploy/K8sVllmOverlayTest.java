@@ -1,0 +1,90 @@
+package dev.tandem.deploy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * k8s/overlays/vllm-pd, rendered by kubectl: every worker pod is a GPU pod with a vLLM server (KV
+ * connector NixlConnector) and a Tandem worker of engine openai fronting it on localhost; the routers
+ * stay the base's, and no CPU autoscaler is left on GPU pods.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class K8sVllmOverlayTest {
+    private static final Path OVERLAY = Path.of("k8s", "overlays", "vllm-pd");
+    private final List<HasMetadata> objects = new ArrayList<>();
+
+    @BeforeAll
+    void render() throws Exception {
+        Assumptions.assumeTrue(K8sManifestsTest.onPath("kubectl"), "kubectl not installed");
+        byte[] out = K8sManifestsTest.kustomize(OVERLAY);
+        for (JsonNode doc : K8sManifests.readDocuments(new String(out, StandardCharsets.UTF_8))) {
+            objects.add(K8sManifests.parse("rendered", doc));
+        }
+    }
+
+    private List<Deployment> workers() {
+        return objects.stream()
+                .filter(Deployment.class::isInstance)
+                .map(Deployment.class::cast)
+                .filter(d -> d.getMetadata().getName().matches("tandem-(prefill|decode)"))
+                .toList();
+    }
+
+    private static Container named(Deployment d, String name) {
+        return d.getSpec().getTemplate().getSpec().getContainers().stream()
+                .filter(c -> c.getName().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(d.getMetadata().getName() + " has no container " + name));
+    }
+
+    @Test
+    void eachWorkerPodRunsVllmWithAKvConnectorAndATandemWorkerFrontingIt() {
+        assertEquals(2, workers().size());
+        for (Deployment d : workers()) {
+            Container vllm = named(d, "vllm");
+            List<String> args = vllm.getArgs();
+            String kvConfig = args.get(args.indexOf("--kv-transfer-config") + 1);
+            assertTrue(kvConfig.contains("\"kv_connector\":\"NixlConnector\""), kvConfig);
+            assertTrue(args.contains("--port=8000"), args.toString());
+            assertEquals(new Quantity("1"), vllm.getResources().getLimits().get("nvidia.com/gpu"));
+
+            List<String> tandem = named(d, "tandem").getArgs();
+            String joined = String.join(" ", tandem);
+            assertTrue(
+                    joined.contains("--engine openai --upstream http://127.0.0.1:8000 --upstream-protocol vllm"),
+                    joined);
+            assertEquals("1800000", K8sManifests.env(named(d, "tandem"), "TANDEM_MODEL_UPSTREAM_START_TIMEOUT_MS"));
+        }
+    }
+
+    @Test
+    void theRoutersAreTheBasesAndNoCpuAutoscalerScalesGpuPods() {
+        assertTrue(objects.stream()
+                .anyMatch(o ->
+                        o instanceof Deployment && o.getMetadata().getName().equals("tandem-router")));
+        assertTrue(
+                objects.stream()
+                        .filter(HorizontalPodAutoscaler.class::isInstance)
+                        .map(o -> ((HorizontalPodAutoscaler) o)
+                                .getSpec()
+                                .getScaleTargetRef()
+                                .getName())
+                        .noneMatch(n -> n.matches("tandem-(prefill|decode)")),
+                "no autoscaler on the GPU workers");
+    }
+}

@@ -1,0 +1,141 @@
+package dev.tandem.upstream;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.tandem.HttpTestClient;
+import dev.tandem.engine.ChatMessage;
+import dev.tandem.engine.ChatTemplate;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.net.http.HttpResponse;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Tandem in front of a vLLM P/D pair (fakes): a completion and a chat request produce the decode
+ * instance's tokens, and each instance received exactly the request vLLM's disaggregation proxy sends —
+ * the prefill with {@code max_tokens: 1}, no stream and {@code do_remote_decode}; the decode with the
+ * prefill's {@code kv_transfer_params}, streamed.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class VllmContractTest {
+    private UpstreamCluster cluster;
+    private FakeUpstream prefill;
+    private FakeUpstream decode;
+
+    @BeforeAll
+    void start() {
+        cluster = new UpstreamCluster(FakeUpstream.Kind.VLLM);
+        prefill = cluster.fake(true);
+        decode = cluster.fake(false);
+        cluster.worker(prefill, "prefill-vllm");
+        cluster.worker(decode, "decode-vllm");
+        cluster.awaitModel();
+    }
+
+    @AfterAll
+    void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @BeforeEach
+    void forget() {
+        prefill.received.clear();
+        decode.received.clear();
+    }
+
+    static JsonArray prompt(String text) {
+        return FakeUpstream.ids(FakeVocabulary.encode(text, true));
+    }
+
+    static JsonObject expectedPrefill(JsonArray prompt, int seed) {
+        return new JsonObject("{\"model\":\"fake-llama\",\"temperature\":0.0,\"top_p\":1.0,\"seed\":" + seed
+                        + ",\"max_tokens\":1,\"stream\":false,\"kv_transfer_params\":{\"do_remote_decode\":true,"
+                        + "\"do_remote_prefill\":false,\"remote_engine_id\":null,\"remote_block_ids\":null,"
+                        + "\"remote_host\":null,\"remote_port\":null}}")
+                .put("prompt", prompt);
+    }
+
+    static JsonObject expectedDecode(JsonArray prompt, int seed, int maxTokens) {
+        return new JsonObject("{\"model\":\"fake-llama\",\"temperature\":0.0,\"top_p\":1.0,\"seed\":" + seed
+                        + ",\"max_tokens\":" + maxTokens
+                        + ",\"stream\":true,\"stream_options\":{\"include_usage\":true},"
+                        + "\"return_token_ids\":true}")
+                .put("prompt", prompt)
+                .put("kv_transfer_params", FakeVllm.prefillAnswerParams());
+    }
+
+    @Test
+    void aCompletionIsTheDecodeInstancesTokensAfterTheProxysTwoRequests() {
+        HttpResponse<String> r = cluster.http.post(
+                "/v1/completions",
+                new JsonObject()
+                        .put("model", FakeUpstream.MODEL)
+                        .put("prompt", "The capital of France:")
+                        .put("max_tokens", 5)
+                        .put("temperature", 0)
+                        .put("seed", 7)
+                        .encode());
+        assertEquals(200, r.statusCode(), r.body());
+        int[] expected = FakeUpstream.answer(5);
+        assertArrayEquals(expected, HttpTestClient.tokenIds(r));
+        JsonObject choice = new JsonObject(r.body()).getJsonArray("choices").getJsonObject(0);
+        assertEquals(FakeVocabulary.decode(expected), choice.getString("text"));
+        assertEquals("length", choice.getString("finish_reason"));
+
+        JsonArray prompt = prompt("The capital of France:");
+        assertEquals(List.of(expectedPrefill(prompt, 7)), prefill.received);
+        assertEquals(List.of(expectedDecode(prompt, 7, 5)), decode.received);
+    }
+
+    @Test
+    void aStreamedChatIsTheDecodeInstancesTokens() {
+        List<ChatMessage> messages = List.of(new ChatMessage("user", "What is the capital of France?"));
+        HttpResponse<String> r = cluster.http.post(
+                "/v1/chat/completions",
+                new JsonObject()
+                        .put("model", FakeUpstream.MODEL)
+                        .put(
+                                "messages",
+                                new JsonArray()
+                                        .add(new JsonObject()
+                                                .put("role", "user")
+                                                .put("content", "What is the capital of France?")))
+                        .put("max_tokens", 64)
+                        .put("temperature", 0)
+                        .put("seed", 11)
+                        .put("stream", true)
+                        .encode());
+        assertEquals(200, r.statusCode(), r.body());
+        ChatStream chat = ChatStream.parse(r.body());
+        assertEquals(FakeUpstream.ANSWER, chat.text());
+        assertEquals("stop", chat.finishReason());
+
+        JsonArray prompt = prompt(ChatTemplate.ROLE_TAGS.render(messages));
+        int all = FakeVocabulary.encode(FakeUpstream.ANSWER, false).length;
+        assertEquals(List.of(expectedPrefill(prompt, 11)), prefill.received);
+        assertEquals(List.of(expectedDecode(prompt, 11, 64)), decode.received);
+        assertEquals(FakeUpstream.answer(all).length, chat.chunks());
+    }
+
+    @Test
+    void theRouterTokenizesThroughTheWorkersNotTheUpstreamsAddress() {
+        // As in a pod: the URL a worker knows its upstream by (localhost) means nothing on the router.
+        byte[][] pieces = new byte[FakeVocabulary.SIZE][];
+        for (int i = 0; i < pieces.length; i++) {
+            pieces[i] = FakeVocabulary.piece(i).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        }
+        var unreachable =
+                new dev.tandem.engine.openai.UpstreamTokenizer("http://127.0.0.1:9", FakeUpstream.MODEL, pieces, 0);
+        var tokenizer = TokenizeService.onEventBus(cluster.router.vertx(), unreachable);
+        assertArrayEquals(
+                FakeVocabulary.encode("Where the river and", true), tokenizer.encode("Where the river and", true));
+    }
+}

@@ -44,7 +44,7 @@ final class LoadBench {
         Vertx upstream = Vertx.vertx();
         HttpClient http = vertx.createHttpClient(
                 new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true).setIdleTimeout(120),
-                new PoolOptions().setHttp1MaxSize(Math.max(o.concurrency(), 1) + 8));
+                new PoolOptions().setHttp1MaxSize(poolSize(o)));
         LoadClient client = new LoadClient(vertx, http);
         Map<String, LoadTargetResult> results = new LinkedHashMap<>();
         DirectUpstream direct = DirectUpstream.start(upstream, o.itlMs()).await();
@@ -97,6 +97,15 @@ final class LoadBench {
         Files.writeString(o.out().resolve("ttft.svg"), LoadChart.ttft(results));
         table(results, summary, out);
         return summary;
+    }
+
+    /**
+     * Connections enough that no request waits for one: a closed loop needs its streams; Poisson arrivals
+     * at times hold several times the mean (rate × a stream's length), and a request queued in the client
+     * for a connection would count as the target's TTFT.
+     */
+    static int poolSize(Options o) {
+        return o.rate() > 0 ? 4096 : Math.max(o.concurrency(), 1) + 8;
     }
 
     private static LoadTargetResult measure(

@@ -108,6 +108,16 @@ class LoadBenchTest {
         assertTrue(console.toString(StandardCharsets.UTF_8).contains("a token every 10 ms"), console::toString);
     }
 
+    /** Poisson arrivals can hold far more streams than the mean: none may queue in the client for a connection. */
+    @Test
+    void theClientHasAConnectionForEveryStream() {
+        assertEquals(
+                4 + 8, LoadBench.poolSize(options(List.of("direct"), dir)), "a closed loop: its streams and a few");
+        LoadBench.Options poisson =
+                new LoadBench.Options(64, 1000, 128, 25, 20, "embedded", 1, 1, List.of("direct"), 60, dir);
+        assertTrue(LoadBench.poolSize(poisson) >= 1024, "Poisson arrivals get a pool far above the mean");
+    }
+
     static Stream<List<String>> badRuns() {
         return Stream.of(
                 List.of("--concurrency", "0"),

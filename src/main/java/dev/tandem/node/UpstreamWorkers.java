@@ -8,6 +8,7 @@ import dev.tandem.upstream.UpstreamDiscovery;
 import dev.tandem.upstream.UpstreamModel;
 import dev.tandem.worker.UpstreamDecodeVerticle;
 import dev.tandem.worker.UpstreamPrefillVerticle;
+import dev.tandem.worker.UpstreamWorkerSetup;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
@@ -42,15 +43,15 @@ final class UpstreamWorkers {
         }
         tokenizers.publish(model.tokenizerIdentity(), model.tokenizer());
         List<Future<String>> deployed = new ArrayList<>();
+        UpstreamWorkerSetup setup =
+                new UpstreamWorkerSetup(model, config.model().upstream(), config.worker(), announcer, nodeId);
         for (String id : plan.prefillWorkerIds()) {
-            UpstreamPrefillVerticle w = new UpstreamPrefillVerticle(
-                    id, model, config.model().upstream(), config.worker(), announcer.get(), nodeId);
+            UpstreamPrefillVerticle w = new UpstreamPrefillVerticle(id, setup);
             prefill.add(w);
             deployed.add(vertx.deployVerticle(w));
         }
         for (String id : plan.decodeWorkerIds()) {
-            UpstreamDecodeVerticle w = new UpstreamDecodeVerticle(
-                    id, model, config.model().upstream(), config.worker(), announcer.get(), nodeId);
+            UpstreamDecodeVerticle w = new UpstreamDecodeVerticle(id, setup);
             decode.add(w);
             deployed.add(vertx.deployVerticle(w));
         }

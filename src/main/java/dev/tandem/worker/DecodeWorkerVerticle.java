@@ -10,9 +10,7 @@ import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.DecodeRequest;
-import dev.tandem.protocol.JsonCodec;
 import dev.tandem.protocol.ModelCard;
-import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.TokenEvent;
 import dev.tandem.protocol.WorkerDescriptor;
@@ -214,11 +212,8 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     }
 
     private void onDecodeRequest(Message<Object> message) {
-        DecodeRequest request;
-        try {
-            request = DecodeRequest.CODEC.decode(JsonCodec.object(message.body()));
-        } catch (ProtocolException e) {
-            message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
+        DecodeRequest request = WorkerMessages.decodeOrFail(message, DecodeRequest.CODEC);
+        if (request == null) {
             return;
         }
         if (batch.attemptOf(request.requestId()) != null) {

@@ -1,10 +1,8 @@
 package dev.tandem.worker;
 
 import dev.tandem.engine.Engine;
-import dev.tandem.protocol.JsonCodec;
 import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
-import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.WorkerFailure;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.eventbus.Message;
@@ -72,11 +70,8 @@ final class LocalPrefill {
     }
 
     void onPrefill(Message<Object> message) {
-        PrefillRequest request;
-        try {
-            request = PrefillRequest.CODEC.decode(JsonCodec.object(message.body()));
-        } catch (ProtocolException e) {
-            message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
+        PrefillRequest request = WorkerMessages.decodeOrFail(message, PrefillRequest.CODEC);
+        if (request == null) {
             return;
         }
         String invalid = invalid(request);
@@ -113,8 +108,7 @@ final class LocalPrefill {
                         if (ar.succeeded()) {
                             ar.result().cache().free();
                         }
-                        message.fail(
-                                WorkerFailure.CANCELLED.code(), "request " + request.requestId() + " was cancelled");
+                        WorkerMessages.failCancelled(message, request.requestId());
                     } else if (ar.cause() instanceof IllegalArgumentException) {
                         message.fail(
                                 WorkerFailure.BAD_REQUEST.code(), ar.cause().getMessage());

@@ -8,11 +8,9 @@ import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.CancelRequest;
-import dev.tandem.protocol.JsonCodec;
 import dev.tandem.protocol.ModelCard;
 import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
-import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.protocol.WorkerLoad;
@@ -153,11 +151,8 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     }
 
     private void onPrefill(Message<Object> message) {
-        PrefillRequest request;
-        try {
-            request = PrefillRequest.CODEC.decode(JsonCodec.object(message.body()));
-        } catch (ProtocolException e) {
-            message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
+        PrefillRequest request = WorkerMessages.decodeOrFail(message, PrefillRequest.CODEC);
+        if (request == null) {
             return;
         }
         String invalid = PromptPrefill.invalid(engine, request.promptTokens());
@@ -202,8 +197,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
                                         Addresses.decodeCancel(request.decodeWorkerId()),
                                         CancelRequest.CODEC.encode(new CancelRequest(
                                                 request.requestId(), "cancelled", request.attempt())));
-                        message.fail(
-                                WorkerFailure.CANCELLED.code(), "request " + request.requestId() + " was cancelled");
+                        WorkerMessages.failCancelled(message, request.requestId());
                     } else if (ar.succeeded()) {
                         message.reply(PrefillDone.CODEC.encode(ar.result()));
                     } else {
@@ -237,7 +231,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
 
     private void replyFailure(Message<Object> message, Job job, Throwable cause) {
         if (job.cancelled || cause instanceof CancellationException) {
-            message.fail(WorkerFailure.CANCELLED.code(), "request " + job.request.requestId() + " was cancelled");
+            WorkerMessages.failCancelled(message, job.request.requestId());
         } else if (cause instanceof ReplyException re) {
             // The decode worker refused or never answered the KV: pass its reason on to the router.
             WorkerFailure f = WorkerFailure.of(re);

@@ -1,27 +1,17 @@
 package dev.tandem.worker;
 
-import dev.tandem.cluster.ShutdownDrain;
-import dev.tandem.cluster.WorkerAnnouncer;
-import dev.tandem.config.UpstreamSettings;
-import dev.tandem.config.WorkerSettings;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.DecodeRequest;
-import dev.tandem.protocol.JsonCodec;
 import dev.tandem.protocol.KvHandle;
-import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
-import dev.tandem.upstream.TokenizeService;
-import dev.tandem.upstream.UpstreamClient;
-import dev.tandem.upstream.UpstreamFlow;
 import dev.tandem.upstream.UpstreamLoad;
-import dev.tandem.upstream.UpstreamModel;
-import dev.tandem.upstream.UpstreamMonitor;
 import io.vertx.core.Future;
-import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
 import java.util.List;
@@ -37,75 +27,38 @@ import java.util.Map;
  * ends with an error event: the router fails the request over as for any decode worker, re-prefilling
  * prompt + tokens sent on another pair. The upstream's own stream is not replayed.
  */
-public final class UpstreamDecodeVerticle extends VerticleBase {
+public final class UpstreamDecodeVerticle extends UpstreamWorkerBase {
 
     private record Parked(KvHandle handle, long timer) {}
 
-    private final String workerId;
-    private final UpstreamModel model;
-    private final UpstreamSettings upstream;
-    private final WorkerSettings settings;
-    private final WorkerAnnouncer announcer;
-    private final String nodeId;
     private final Map<Long, Parked> parked = new HashMap<>();
     private final Map<Long, UpstreamStream> streams = new HashMap<>();
-    private UpstreamClient client;
-    private UpstreamFlow flow;
-    private UpstreamMonitor monitor;
-    private WorkerControl control;
-    private boolean announced;
     /** Stream events relayed: the progress routers watch to tell a busy worker from a stuck one. */
     private long relayed;
 
-    public UpstreamDecodeVerticle(
-            String workerId,
-            UpstreamModel model,
-            UpstreamSettings upstream,
-            WorkerSettings settings,
-            WorkerAnnouncer announcer,
-            String nodeId) {
-        this.workerId = workerId;
-        this.model = model;
-        this.upstream = upstream;
-        this.settings = settings;
-        this.announcer = announcer;
-        this.nodeId = nodeId;
+    public UpstreamDecodeVerticle(String workerId, UpstreamWorkerSetup setup) {
+        super(workerId, setup);
     }
 
     @Override
-    public Future<?> start() {
-        client = new UpstreamClient(vertx, upstream);
-        flow = UpstreamFlow.of(upstream);
-        monitor = new UpstreamMonitor(vertx, client, upstream.pollMs(), this::loadChanged);
-        control = new WorkerControl(vertx, workerId, announcer, this::descriptor);
-        monitor.start();
-        var bus = vertx.eventBus();
-        return control.start(List.of(
-                        bus.<Object>consumer(Addresses.decodeKvHandle(workerId), this::onHandle),
-                        bus.<Object>consumer(Addresses.decodeStart(workerId), this::onDecodeRequest),
-                        bus.<Object>consumer(Addresses.decodeCancel(workerId), this::onCancel),
-                        TokenizeService.serve(vertx, client, model.name())))
-                .onSuccess(v -> announced = true);
+    List<MessageConsumer<?>> roleConsumers(EventBus bus) {
+        return List.of(
+                bus.<Object>consumer(Addresses.decodeKvHandle(workerId), this::onHandle),
+                bus.<Object>consumer(Addresses.decodeStart(workerId), this::onDecodeRequest),
+                bus.<Object>consumer(Addresses.decodeCancel(workerId), this::onCancel));
     }
 
     @Override
-    public Future<?> stop() {
-        monitor.stop();
+    void cancelAll() {
         List.copyOf(streams.values()).forEach(s -> s.cancel());
         parked.values().forEach(p -> vertx.cancelTimer(p.timer()));
-        return control.stop().eventually(() -> client.close());
-    }
-
-    private void loadChanged() {
-        if (announced) {
-            announcer.announceNow();
-        }
     }
 
     /**
      * This worker as it is now. Its load is the upstream's: running and waiting requests as sequences
      * (at least the streams this worker holds), KV use as a share of {@code worker.kv-capacity-bytes}.
      */
+    @Override
     public WorkerDescriptor descriptor() {
         UpstreamLoad load = monitor.load();
         long capacity = settings.kvCapacityBytes();
@@ -118,22 +71,12 @@ public final class UpstreamDecodeVerticle extends VerticleBase {
                 0,
                 parked.size(),
                 0);
-        return new WorkerDescriptor(
-                workerId,
-                WorkerRole.DECODE,
-                model.name(),
-                model.fingerprint(),
-                nodeId,
-                settings.maxBatch(),
-                control.draining() || !monitor.healthy(),
-                workerLoad,
-                null,
-                model.card());
+        return descriptor(WorkerRole.DECODE, settings.maxBatch(), workerLoad);
     }
 
     /** Drains before a shutdown: no new requests, waits (up to the timeout) for the streams it holds. */
     public Future<Void> drainForShutdown(long timeoutMs) {
-        return ShutdownDrain.run(context, control::startDraining, streams::isEmpty, timeoutMs);
+        return drain(streams::isEmpty, timeoutMs);
     }
 
     /** Nobody reads the streams of a router whose cluster member left: close them. */
@@ -144,11 +87,8 @@ public final class UpstreamDecodeVerticle extends VerticleBase {
     }
 
     private void onHandle(Message<Object> message) {
-        KvHandle handle;
-        try {
-            handle = KvHandle.CODEC.decode(JsonCodec.object(message.body()));
-        } catch (ProtocolException e) {
-            message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
+        KvHandle handle = WorkerMessages.decodeOrFail(message, KvHandle.CODEC);
+        if (handle == null) {
             return;
         }
         long id = handle.requestId();
@@ -163,11 +103,8 @@ public final class UpstreamDecodeVerticle extends VerticleBase {
     }
 
     private void onDecodeRequest(Message<Object> message) {
-        DecodeRequest request;
-        try {
-            request = DecodeRequest.CODEC.decode(JsonCodec.object(message.body()));
-        } catch (ProtocolException e) {
-            message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
+        DecodeRequest request = WorkerMessages.decodeOrFail(message, DecodeRequest.CODEC);
+        if (request == null) {
             return;
         }
         Parked p = parked.get(request.requestId());
@@ -186,8 +123,7 @@ public final class UpstreamDecodeVerticle extends VerticleBase {
                                 .put("request_id", request.requestId())
                                 .put("decoding", true));
                     } else if (stream.cancelled()) {
-                        message.fail(
-                                WorkerFailure.CANCELLED.code(), "request " + request.requestId() + " was cancelled");
+                        WorkerMessages.failCancelled(message, request.requestId());
                     } else {
                         UpstreamFailures.reply(message, "decode", ar.cause());
                     }

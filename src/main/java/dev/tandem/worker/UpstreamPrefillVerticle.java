@@ -1,29 +1,21 @@
 package dev.tandem.worker;
 
-import dev.tandem.cluster.ShutdownDrain;
-import dev.tandem.cluster.WorkerAnnouncer;
-import dev.tandem.config.UpstreamSettings;
-import dev.tandem.config.WorkerSettings;
 import dev.tandem.protocol.Addresses;
-import dev.tandem.protocol.JsonCodec;
 import dev.tandem.protocol.KvHandle;
 import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
-import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
-import dev.tandem.upstream.TokenizeService;
 import dev.tandem.upstream.UpstreamClient;
 import dev.tandem.upstream.UpstreamFlow;
 import dev.tandem.upstream.UpstreamLoad;
-import dev.tandem.upstream.UpstreamModel;
-import dev.tandem.upstream.UpstreamMonitor;
 import io.vertx.core.Future;
-import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
 import java.util.List;
@@ -35,7 +27,7 @@ import java.util.Map;
  * to fetch the KV ({@link KvHandle}); the KV itself moves between the GPU servers. PREFILL_DONE carries
  * no first token: the decode stream makes it.
  */
-public final class UpstreamPrefillVerticle extends VerticleBase {
+public final class UpstreamPrefillVerticle extends UpstreamWorkerBase {
 
     private static final class Job {
         final PrefillRequest request;
@@ -47,74 +39,31 @@ public final class UpstreamPrefillVerticle extends VerticleBase {
         }
     }
 
-    private final String workerId;
-    private final UpstreamModel model;
-    private final UpstreamSettings upstream;
-    private final WorkerSettings settings;
-    private final WorkerAnnouncer announcer;
-    private final String nodeId;
     private final Map<Long, Job> jobs = new HashMap<>();
-    private UpstreamClient client;
-    private UpstreamFlow flow;
-    private UpstreamMonitor monitor;
-    private WorkerControl control;
-    private boolean announced;
 
-    public UpstreamPrefillVerticle(
-            String workerId,
-            UpstreamModel model,
-            UpstreamSettings upstream,
-            WorkerSettings settings,
-            WorkerAnnouncer announcer,
-            String nodeId) {
-        this.workerId = workerId;
-        this.model = model;
-        this.upstream = upstream;
-        this.settings = settings;
-        this.announcer = announcer;
-        this.nodeId = nodeId;
+    public UpstreamPrefillVerticle(String workerId, UpstreamWorkerSetup setup) {
+        super(workerId, setup);
     }
 
     @Override
-    public Future<?> start() {
-        client = new UpstreamClient(vertx, upstream);
-        flow = UpstreamFlow.of(upstream);
-        monitor = new UpstreamMonitor(vertx, client, upstream.pollMs(), this::loadChanged);
-        control = new WorkerControl(vertx, workerId, announcer, this::descriptor);
-        monitor.start();
-        return control.start(List.of(
-                        vertx.eventBus().<Object>consumer(Addresses.prefill(workerId), this::onPrefill),
-                        vertx.eventBus().<Object>consumer(Addresses.prefillCancel(workerId), this::onCancel),
-                        TokenizeService.serve(vertx, client, model.name())))
-                .onSuccess(v -> announced = true);
+    List<MessageConsumer<?>> roleConsumers(EventBus bus) {
+        return List.of(
+                bus.<Object>consumer(Addresses.prefill(workerId), this::onPrefill),
+                bus.<Object>consumer(Addresses.prefillCancel(workerId), this::onCancel));
     }
 
     @Override
-    public Future<?> stop() {
-        monitor.stop();
+    void cancelAll() {
         jobs.values().forEach(j -> j.cancel.cancel());
-        return control.stop().eventually(() -> client.close());
-    }
-
-    private void loadChanged() {
-        if (announced) {
-            announcer.announceNow();
-        }
     }
 
     /** This worker as it is now; an unhealthy upstream shows as draining, so routers send nothing new. */
+    @Override
     public WorkerDescriptor descriptor() {
-        return new WorkerDescriptor(
-                workerId,
+        return descriptor(
                 WorkerRole.PREFILL,
-                model.name(),
-                model.fingerprint(),
-                nodeId,
                 settings.prefillConcurrency(),
-                control.draining() || !monitor.healthy(),
-                new WorkerLoad(queuedTokens(), 0, 0, 0, 0, jobs.size(), 0, 0),
-                null,
-                model.card());
+                new WorkerLoad(queuedTokens(), 0, 0, 0, 0, jobs.size(), 0, 0));
     }
 
     /**
@@ -134,7 +83,7 @@ public final class UpstreamPrefillVerticle extends VerticleBase {
 
     /** Drains before a shutdown: no new prompts, waits (up to the timeout) for those it holds. */
     public Future<Void> drainForShutdown(long timeoutMs) {
-        return ShutdownDrain.run(context, control::startDraining, jobs::isEmpty, timeoutMs);
+        return drain(jobs::isEmpty, timeoutMs);
     }
 
     /** A router on a cluster member that left will never read the answer: stop the upstream's work. */
@@ -150,11 +99,8 @@ public final class UpstreamPrefillVerticle extends VerticleBase {
     }
 
     private void onPrefill(Message<Object> message) {
-        PrefillRequest request;
-        try {
-            request = PrefillRequest.CODEC.decode(JsonCodec.object(message.body()));
-        } catch (ProtocolException e) {
-            message.fail(WorkerFailure.BAD_REQUEST.code(), e.getMessage());
+        PrefillRequest request = WorkerMessages.decodeOrFail(message, PrefillRequest.CODEC);
+        if (request == null) {
             return;
         }
         if (jobs.containsKey(request.requestId())) {
@@ -173,8 +119,7 @@ public final class UpstreamPrefillVerticle extends VerticleBase {
                 .onComplete(ar -> {
                     jobs.remove(request.requestId());
                     if (job.cancelled) {
-                        message.fail(
-                                WorkerFailure.CANCELLED.code(), "request " + request.requestId() + " was cancelled");
+                        WorkerMessages.failCancelled(message, request.requestId());
                     } else if (ar.succeeded()) {
                         message.reply(PrefillDone.CODEC.encode(new PrefillDone(
                                 request.requestId(),

@@ -361,6 +361,17 @@ class K8sManifestsTest {
         return out;
     }
 
+    /** The objects {@code kubectl kustomize overlay} renders; the calling test is skipped without kubectl. */
+    static List<HasMetadata> renderOverlay(Path overlay) throws IOException, InterruptedException {
+        Assumptions.assumeTrue(onPath("kubectl"), "kubectl not installed");
+        byte[] out = kustomize(overlay);
+        List<HasMetadata> objects = new ArrayList<>();
+        for (JsonNode doc : K8sManifests.readDocuments(new String(out, StandardCharsets.UTF_8))) {
+            objects.add(K8sManifests.parse("rendered", doc));
+        }
+        return objects;
+    }
+
     static boolean onPath(String command) {
         String path = System.getenv("PATH");
         return path != null

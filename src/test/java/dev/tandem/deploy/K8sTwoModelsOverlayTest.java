@@ -9,16 +9,13 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import tools.jackson.databind.JsonNode;
 
 /**
  * k8s/overlays/two-models, rendered by kubectl: the base's routers and shared objects once, a second
@@ -33,11 +30,7 @@ class K8sTwoModelsOverlayTest {
 
     @BeforeAll
     void render() throws Exception {
-        Assumptions.assumeTrue(K8sManifestsTest.onPath("kubectl"), "kubectl not installed");
-        byte[] out = K8sManifestsTest.kustomize(OVERLAY);
-        for (JsonNode doc : K8sManifests.readDocuments(new String(out, StandardCharsets.UTF_8))) {
-            objects.add(K8sManifests.parse("rendered", doc));
-        }
+        objects.addAll(K8sManifestsTest.renderOverlay(OVERLAY));
     }
 
     private <T extends HasMetadata> List<T> all(Class<T> type) {

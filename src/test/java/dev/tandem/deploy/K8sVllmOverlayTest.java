@@ -8,15 +8,12 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import tools.jackson.databind.JsonNode;
 
 /**
  * k8s/overlays/vllm-pd, rendered by kubectl: every worker pod is a GPU pod with a vLLM server (KV
@@ -30,11 +27,7 @@ class K8sVllmOverlayTest {
 
     @BeforeAll
     void render() throws Exception {
-        Assumptions.assumeTrue(K8sManifestsTest.onPath("kubectl"), "kubectl not installed");
-        byte[] out = K8sManifestsTest.kustomize(OVERLAY);
-        for (JsonNode doc : K8sManifests.readDocuments(new String(out, StandardCharsets.UTF_8))) {
-            objects.add(K8sManifests.parse("rendered", doc));
-        }
+        objects.addAll(K8sManifestsTest.renderOverlay(OVERLAY));
     }
 
     private List<Deployment> workers() {

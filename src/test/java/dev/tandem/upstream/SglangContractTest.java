@@ -12,11 +12,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * Tandem in front of an SGLang P/D pair (fakes): both instances get the request with the same bootstrap
@@ -24,33 +20,9 @@ import org.junit.jupiter.api.TestInstance;
  * prefill instance answers only once the decode instance joined the room, as SGLang's does), and the
  * decode stream is the answer.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class SglangContractTest {
-    private UpstreamCluster cluster;
-    private FakeUpstream prefill;
-    private FakeUpstream decode;
-
-    @BeforeAll
-    void start() {
-        cluster = new UpstreamCluster(FakeUpstream.Kind.SGLANG);
-        prefill = cluster.fake(true);
-        decode = cluster.fake(false);
-        cluster.worker(prefill, "prefill-sglang");
-        cluster.worker(decode, "decode-sglang");
-        cluster.awaitModel();
-    }
-
-    @AfterAll
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
-    @BeforeEach
-    void forget() {
-        prefill.received.clear();
-        decode.received.clear();
+class SglangContractTest extends UpstreamPairFixture {
+    SglangContractTest() {
+        super(FakeUpstream.Kind.SGLANG, "sglang");
     }
 
     private static JsonObject expected(JsonArray prompt, int seed, int maxNewTokens, boolean stream, JsonObject room) {
@@ -75,15 +47,7 @@ class SglangContractTest {
 
     @Test
     void aCompletionIsTheDecodeStreamWithOneRoomInBothRequests() {
-        HttpResponse<String> r = cluster.http.post(
-                "/v1/completions",
-                new JsonObject()
-                        .put("model", FakeUpstream.MODEL)
-                        .put("prompt", "The capital of France:")
-                        .put("max_tokens", 6)
-                        .put("temperature", 0)
-                        .put("seed", 5)
-                        .encode());
+        HttpResponse<String> r = complete(6, 5);
         assertEquals(200, r.statusCode(), r.body());
         int[] expected = FakeUpstream.answer(6);
         assertArrayEquals(expected, HttpTestClient.tokenIds(r));
@@ -93,7 +57,7 @@ class SglangContractTest {
                         .getJsonArray("choices")
                         .getJsonObject(0)
                         .getString("text"));
-        JsonObject first = checkPair(VllmContractTest.prompt("The capital of France:"), 5, 6);
+        JsonObject first = checkPair(prompt("The capital of France:"), 5, 6);
 
         forget();
         assertEquals(
@@ -109,32 +73,18 @@ class SglangContractTest {
                                         .put("seed", 5)
                                         .encode())
                         .statusCode());
-        JsonObject second = checkPair(VllmContractTest.prompt("The capital of France:"), 5, 6);
+        JsonObject second = checkPair(prompt("The capital of France:"), 5, 6);
         assertNotEquals(first.getLong("bootstrap_room"), second.getLong("bootstrap_room"), "a fresh room per request");
     }
 
     @Test
     void aStreamedChatIsTheDecodeStream() {
         List<ChatMessage> messages = List.of(new ChatMessage("user", "And the capital of Italy?"));
-        HttpResponse<String> r = cluster.http.post(
-                "/v1/chat/completions",
-                new JsonObject()
-                        .put("model", FakeUpstream.MODEL)
-                        .put(
-                                "messages",
-                                new JsonArray()
-                                        .add(new JsonObject()
-                                                .put("role", "user")
-                                                .put("content", "And the capital of Italy?")))
-                        .put("max_tokens", 32)
-                        .put("temperature", 0)
-                        .put("seed", 9)
-                        .put("stream", true)
-                        .encode());
+        HttpResponse<String> r = chat("And the capital of Italy?", 32, 9);
         assertEquals(200, r.statusCode(), r.body());
         ChatStream chat = ChatStream.parse(r.body());
         assertEquals(FakeUpstream.ANSWER, chat.text());
         assertEquals("stop", chat.finishReason());
-        checkPair(VllmContractTest.prompt(ChatTemplate.ROLE_TAGS.render(messages)), 9, 32);
+        checkPair(prompt(ChatTemplate.ROLE_TAGS.render(messages)), 9, 32);
     }
 }

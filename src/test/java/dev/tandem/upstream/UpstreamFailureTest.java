@@ -12,12 +12,8 @@ import java.net.ServerSocket;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * An upstream that fails: each way ends with a clear answer, never a hang. With one prefill and one
@@ -25,33 +21,9 @@ import org.junit.jupiter.api.TestInstance;
  * the first token with an HTTP error, after it with an error event closing the stream. A 400 from the
  * upstream is the client's and passes through. The upstream's deadline is 2 s; HTTP requests have 30 s.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class UpstreamFailureTest {
-    private UpstreamCluster cluster;
-    private FakeUpstream prefill;
-    private FakeUpstream decode;
-
-    @BeforeAll
-    void start() {
-        cluster = new UpstreamCluster(FakeUpstream.Kind.VLLM);
-        prefill = cluster.fake(true);
-        decode = cluster.fake(false);
-        cluster.worker(prefill, "prefill-f");
-        cluster.worker(decode, "decode-f");
-        cluster.awaitModel();
-    }
-
-    @AfterAll
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
-    @BeforeEach
-    void forget() {
-        prefill.received.clear();
-        decode.received.clear();
+class UpstreamFailureTest extends UpstreamPairFixture {
+    UpstreamFailureTest() {
+        super(FakeUpstream.Kind.VLLM, "f");
     }
 
     @AfterEach

@@ -10,11 +10,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * Tandem in front of a vLLM P/D pair (fakes): a completion and a chat request produce the decode
@@ -22,37 +18,9 @@ import org.junit.jupiter.api.TestInstance;
  * the prefill with {@code max_tokens: 1}, no stream and {@code do_remote_decode}; the decode with the
  * prefill's {@code kv_transfer_params}, streamed.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class VllmContractTest {
-    private UpstreamCluster cluster;
-    private FakeUpstream prefill;
-    private FakeUpstream decode;
-
-    @BeforeAll
-    void start() {
-        cluster = new UpstreamCluster(FakeUpstream.Kind.VLLM);
-        prefill = cluster.fake(true);
-        decode = cluster.fake(false);
-        cluster.worker(prefill, "prefill-vllm");
-        cluster.worker(decode, "decode-vllm");
-        cluster.awaitModel();
-    }
-
-    @AfterAll
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
-    @BeforeEach
-    void forget() {
-        prefill.received.clear();
-        decode.received.clear();
-    }
-
-    static JsonArray prompt(String text) {
-        return FakeUpstream.ids(FakeVocabulary.encode(text, true));
+class VllmContractTest extends UpstreamPairFixture {
+    VllmContractTest() {
+        super(FakeUpstream.Kind.VLLM, "vllm");
     }
 
     static JsonObject expectedPrefill(JsonArray prompt, int seed) {
@@ -74,15 +42,7 @@ class VllmContractTest {
 
     @Test
     void aCompletionIsTheDecodeInstancesTokensAfterTheProxysTwoRequests() {
-        HttpResponse<String> r = cluster.http.post(
-                "/v1/completions",
-                new JsonObject()
-                        .put("model", FakeUpstream.MODEL)
-                        .put("prompt", "The capital of France:")
-                        .put("max_tokens", 5)
-                        .put("temperature", 0)
-                        .put("seed", 7)
-                        .encode());
+        HttpResponse<String> r = complete(5, 7);
         assertEquals(200, r.statusCode(), r.body());
         int[] expected = FakeUpstream.answer(5);
         assertArrayEquals(expected, HttpTestClient.tokenIds(r));
@@ -98,21 +58,7 @@ class VllmContractTest {
     @Test
     void aStreamedChatIsTheDecodeInstancesTokens() {
         List<ChatMessage> messages = List.of(new ChatMessage("user", "What is the capital of France?"));
-        HttpResponse<String> r = cluster.http.post(
-                "/v1/chat/completions",
-                new JsonObject()
-                        .put("model", FakeUpstream.MODEL)
-                        .put(
-                                "messages",
-                                new JsonArray()
-                                        .add(new JsonObject()
-                                                .put("role", "user")
-                                                .put("content", "What is the capital of France?")))
-                        .put("max_tokens", 64)
-                        .put("temperature", 0)
-                        .put("seed", 11)
-                        .put("stream", true)
-                        .encode());
+        HttpResponse<String> r = chat("What is the capital of France?", 64, 11);
         assertEquals(200, r.statusCode(), r.body());
         ChatStream chat = ChatStream.parse(r.body());
         assertEquals(FakeUpstream.ANSWER, chat.text());

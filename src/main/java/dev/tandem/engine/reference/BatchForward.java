@@ -96,11 +96,25 @@ final class BatchForward {
                 System.arraycopy(k[b], 0, block, cache.offset(l, 0, positions[b]), kvDim);
                 System.arraycopy(v[b], 0, block, cache.offset(l, 1, positions[b]), kvDim);
             }
-            for (int b = 0; b < batch; b++) {
-                for (int h = 0; h < heads; h++) {
-                    attentionHead(q[b], h * headSize, caches[b], l, h / kvMul, positions[b], att, xb[b], h * headSize);
+            int layer = l;
+            // Sequences attend independently: split over the threads, each with its own score buffer.
+            mm.forRanges(batch, (b0, b1) -> {
+                float[] scores = b0 == 0 ? att : new float[att.length];
+                for (int b = b0; b < b1; b++) {
+                    for (int h = 0; h < heads; h++) {
+                        attentionHead(
+                                q[b],
+                                h * headSize,
+                                caches[b],
+                                layer,
+                                h / kvMul,
+                                positions[b],
+                                scores,
+                                xb[b],
+                                h * headSize);
+                    }
                 }
-            }
+            });
             mm.matmulBlocks(xb2, xb, w.wo[l], dim, dim, batch);
             for (int b = 0; b < batch; b++) {
                 addInPlace(x[b], xb2[b], dim);

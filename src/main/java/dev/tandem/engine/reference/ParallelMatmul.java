@@ -1,5 +1,6 @@
 package dev.tandem.engine.reference;
 
+import java.util.Arrays;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
 
@@ -39,8 +40,22 @@ final class ParallelMatmul {
 
     void matmulBlocks(float[][] out, float[][] x, float[][][] blocks, int n, int d, int batch) {
         int blockCount = (d + TransformerMath.BLOCK_ROWS - 1) / TransformerMath.BLOCK_ROWS;
+        if (pool == null || (long) n * d * batch < MIN_PARALLEL_WORK) {
+            TransformerMath.matmulBlocks(out, x, blocks, n, 0, d, batch);
+            return;
+        }
+        if (blockCount < 2 && batch >= 2) {
+            // One block of rows (every matrix of a small model but its classifier): a batch splits by
+            // sequence instead. Each thread reads the whole matrix — small enough to stay in cache — and
+            // computes its sequences exactly as the whole batch would.
+            forRanges(
+                    batch,
+                    (b0, b1) -> TransformerMath.matmulBlocks(
+                            Arrays.copyOfRange(out, b0, b1), Arrays.copyOfRange(x, b0, b1), blocks, n, 0, d, b1 - b0));
+            return;
+        }
         int shares = Math.min(threads, blockCount);
-        if (pool == null || shares < 2 || (long) n * d * batch < MIN_PARALLEL_WORK) {
+        if (shares < 2) {
             TransformerMath.matmulBlocks(out, x, blocks, n, 0, d, batch);
             return;
         }
@@ -57,5 +72,39 @@ final class ParallelMatmul {
         for (int i = 0; i < forked; i++) {
             others[i].join();
         }
+    }
+
+    /** What runs on a range {@code [from, to)} of a batch's sequences. */
+    interface RangeTask {
+        void run(int from, int to);
+    }
+
+    /**
+     * Runs {@code task} over {@code [0, n)} split into one contiguous range per thread (the caller takes the
+     * first); on one thread, or for n &lt; 2, as one range on the caller's thread.
+     */
+    void forRanges(int n, RangeTask task) {
+        int shares = Math.min(threads, n);
+        if (pool == null || shares < 2) {
+            task.run(0, n);
+            return;
+        }
+        int step = (n + shares - 1) / shares;
+        ForkJoinTask<?>[] others = new ForkJoinTask<?>[shares - 1];
+        int forked = 0;
+        for (int from = step; from < n; from += step) {
+            int f = from;
+            int t = Math.min(n, from + step);
+            others[forked++] = pool.submit(() -> task.run(f, t));
+        }
+        task.run(0, Math.min(step, n));
+        for (int i = 0; i < forked; i++) {
+            others[i].join();
+        }
+    }
+
+    /** Threads one product may use, the caller's included. */
+    int threads() {
+        return threads;
     }
 }

@@ -18,7 +18,9 @@ class ParallelMatmulTest {
         return Stream.of(
                 // n, d, batch, threads
                 Arguments.of(288, 32000, 1, 2), // stories15M's classifier: the product that dominates decode
-                Arguments.of(288, 768, 16, 2),
+                Arguments.of(288, 768, 16, 2), // one block of rows: the batch splits by sequence
+                Arguments.of(768, 288, 5, 2), // by sequence, shares of uneven size
+                Arguments.of(288, 2000, 1, 2), // one block and one sequence: nothing to split
                 Arguments.of(768, 288, 4, 3),
                 Arguments.of(513, 1000, 3, 7), // d not a multiple of 16, shares of uneven size
                 Arguments.of(64, 176, 2, 4)); // below the hand-off threshold: stays on the caller
@@ -26,7 +28,7 @@ class ParallelMatmulTest {
 
     @ParameterizedTest
     @MethodSource("shapes")
-    void splittingByRowsChangesNoBit(int n, int d, int batch, int threads) {
+    void splittingByRowsOrSequencesChangesNoBit(int n, int d, int batch, int threads) {
         SplitMix64 rng = new SplitMix64(7L * n + d);
         float[] w = new float[n * d];
         for (int i = 0; i < w.length; i++) {

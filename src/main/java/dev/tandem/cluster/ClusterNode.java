@@ -46,8 +46,7 @@ public final class ClusterNode {
                 .setEventBusOptions(new EventBusOptions()
                         .setHost(cluster.host())
                         .setClusterPublicHost(cluster.host())
-                        .setPort(0)
-                        .setTcpNoDelay(true));
+                        .setPort(0));
         var builder = Vertx.builder().with(options).withClusterManager(manager);
         if (metricsFactory != null) {
             builder.withMetrics(metricsFactory);

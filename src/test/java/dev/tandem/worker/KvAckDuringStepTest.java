@@ -7,19 +7,14 @@ import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.KvCache;
-import dev.tandem.node.TandemNode;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.DecodeRequest;
 import dev.tandem.protocol.KvChunk;
-import dev.tandem.protocol.PrefillDone;
-import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.Sampling;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.worker.kv.KvTransferCodec;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonObject;
-import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,12 +26,12 @@ import org.junit.jupiter.api.Test;
  */
 class KvAckDuringStepTest {
     private static final long STEP_MICROS = 2_000_000;
-    private TandemNode node;
+    private WorkerPairNode pair;
 
     @AfterEach
     void stop() {
-        if (node != null) {
-            node.close().await();
+        if (pair != null) {
+            pair.close();
         }
     }
 
@@ -44,13 +39,9 @@ class KvAckDuringStepTest {
     void kvIsAcknowledgedWhileTheBatchStepComputes() {
         TandemConfig config = TestNodes.config();
         config = config.withModel(config.model().withPacing(STEP_MICROS, 0));
-        node = TandemNode.start(config, new TandemNode.Plan(false, List.of("prefill-s"), List.of("decode-s")));
-        TestNodes.awaitTrue(
-                () -> !node.prefillWorkers().isEmpty() && !node.decodeWorkers().isEmpty(),
-                java.time.Duration.ofSeconds(30),
-                "workers started");
-        Engine engine = node.engine();
-        var bus = node.vertx().eventBus();
+        pair = WorkerPairNode.start(config);
+        Engine engine = pair.node.engine();
+        var bus = pair.node.vertx().eventBus();
         int[] prompt = engine.tokenizer().encode("a batch whose step is slow", true);
 
         // One sequence decoding: its first step holds the compute thread for STEP_MICROS.
@@ -58,27 +49,20 @@ class KvAckDuringStepTest {
         engine.prefill(cache, prompt, () -> false);
         Buffer kv = KvTransferCodec.encode(cache, engine.info().fingerprint(), 1 << 20)
                 .get(0);
-        bus.request(Addresses.decodeKv("decode-s"), kv, new KvChunk(1, 0, true, kv).deliveryOptions())
+        bus.request(Addresses.decodeKv(WorkerPairNode.DECODE), kv, new KvChunk(1, 0, true, kv).deliveryOptions())
                 .await();
         bus.request(
-                        Addresses.decodeStart("decode-s"),
+                        Addresses.decodeStart(WorkerPairNode.DECODE),
                         DecodeRequest.CODEC.encode(
                                 new DecodeRequest(1, 65, 3, Sampling.GREEDY, new int[0], "nobody", null)))
                 .await();
 
         // Prompts prefilled now ship their KV to the worker in the middle of that step.
         for (long id = 2; id <= 4; id++) {
-            PrefillRequest request = new PrefillRequest(id, prompt, "decode-s", Sampling.GREEDY, "node-test");
-            JsonObject done = bus.<JsonObject>request(
-                            Addresses.prefill("prefill-s"),
-                            PrefillRequest.CODEC.encode(request),
-                            new DeliveryOptions().setSendTimeout(30_000))
-                    .await()
-                    .body();
-            assertEquals(id, PrefillDone.CODEC.decode(done).requestId());
+            assertEquals(id, pair.prefill(id, prompt).await().requestId());
         }
         long steps = WorkerDescriptor.CODEC
-                .decode(bus.<JsonObject>request(Addresses.workerStatus("decode-s"), null)
+                .decode(bus.<JsonObject>request(Addresses.workerStatus(WorkerPairNode.DECODE), null)
                         .await()
                         .body())
                 .load()

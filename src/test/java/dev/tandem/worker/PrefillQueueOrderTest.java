@@ -5,13 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
-import dev.tandem.node.TandemNode;
-import dev.tandem.protocol.Addresses;
-import dev.tandem.protocol.PrefillDone;
-import dev.tandem.protocol.PrefillRequest;
-import dev.tandem.protocol.Sampling;
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -28,12 +22,12 @@ import org.junit.jupiter.api.Test;
  */
 class PrefillQueueOrderTest {
     private static final long PREFILL_MS = 200;
-    private TandemNode node;
+    private WorkerPairNode pair;
 
     @AfterEach
     void stop() {
-        if (node != null) {
-            node.close().await();
+        if (pair != null) {
+            pair.close();
         }
     }
 
@@ -41,28 +35,15 @@ class PrefillQueueOrderTest {
     void eachPromptIsAnsweredWhenItsOwnPrefillIsDone() {
         TandemConfig config = TestNodes.config();
         int[] prompt = {256, 72, 105, 33};
-        config = config.withModel(config.model().withPacing(0, PREFILL_MS * 1000 / prompt.length));
-        node = TandemNode.start(config, new TandemNode.Plan(false, List.of("prefill-q"), List.of("decode-q")));
-        TestNodes.awaitTrue(
-                () -> !node.prefillWorkers().isEmpty() && !node.decodeWorkers().isEmpty(),
-                java.time.Duration.ofSeconds(30),
-                "workers started");
-        var bus = node.vertx().eventBus();
+        pair = WorkerPairNode.start(config.withModel(config.model().withPacing(0, PREFILL_MS * 1000 / prompt.length)));
         ConcurrentHashMap<Long, Long> answeredAt = new ConcurrentHashMap<>();
         List<Future<?>> replies = new ArrayList<>();
         for (long id = 1; id <= 4; id++) {
-            PrefillRequest request = new PrefillRequest(id, prompt, "decode-q", Sampling.GREEDY, "node-test");
             long requestId = id;
-            replies.add(bus.<JsonObject>request(
-                            Addresses.prefill("prefill-q"),
-                            PrefillRequest.CODEC.encode(request),
-                            new io.vertx.core.eventbus.DeliveryOptions().setSendTimeout(30_000))
-                    .onSuccess(reply -> {
-                        answeredAt.put(requestId, System.nanoTime());
-                        assertEquals(
-                                requestId,
-                                PrefillDone.CODEC.decode(reply.body()).requestId());
-                    }));
+            replies.add(pair.prefill(id, prompt).onSuccess(done -> {
+                answeredAt.put(requestId, System.nanoTime());
+                assertEquals(requestId, done.requestId());
+            }));
         }
         Future.all(replies).await();
         long gapMs = TimeUnit.NANOSECONDS.toMillis(answeredAt.get(4L) - answeredAt.get(1L));

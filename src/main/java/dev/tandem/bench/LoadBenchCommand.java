@@ -68,6 +68,13 @@ public final class LoadBenchCommand implements Callable<Integer> {
             description = "stop issuing requests after this long per target")
     long maxSeconds;
 
+    @Option(
+            names = "--warmup",
+            defaultValue = "5000",
+            description = "short streams (" + LoadBench.WARM_UP_TOKENS + " tokens) per target before measuring, so the"
+                    + " JIT has compiled what is measured (default ${DEFAULT-VALUE})")
+    int warmup;
+
     @Option(names = "--out", required = true, description = "directory for summary.json, results.csv, ttft.svg")
     Path out;
 
@@ -90,6 +97,7 @@ public final class LoadBenchCommand implements Callable<Integer> {
                         decode,
                         List.copyOf(targets),
                         maxSeconds,
+                        warmup,
                         out),
                 System.out);
         return 0;
@@ -116,6 +124,9 @@ public final class LoadBenchCommand implements Callable<Integer> {
         }
         if (prefill < 1 || prefill > 64 || decode < 1 || decode > 64) {
             return "--prefill and --decode must be 1 to 64";
+        }
+        if (warmup < 0 || warmup > 1_000_000) {
+            return "--warmup must be 0 to 1000000";
         }
         if (maxSeconds < 1) {
             return "--max-seconds must be at least 1";

@@ -7,6 +7,8 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import java.util.ArrayList;
@@ -101,6 +103,16 @@ final class LoadClient {
             loops.get(sent % loops.size()).runOnContext(v -> send.run());
             scheduleArrivals(load, loops, send, random, sent + 1);
         });
+    }
+
+    /** The body of a GET on the target (its /metrics after a run). */
+    Future<Buffer> get(int port, String uri) {
+        RequestOptions options = new RequestOptions()
+                .setMethod(HttpMethod.GET)
+                .setHost("127.0.0.1")
+                .setPort(port)
+                .setURI(uri);
+        return client.request(options).compose(HttpClientRequest::send).compose(HttpClientResponse::body);
     }
 
     private Future<RequestResult> one(int port, int index, Buffer body, int maxTokens) {

@@ -47,7 +47,7 @@ class LoadBenchTest {
     }
 
     private LoadBench.Options paced(List<String> targets, Path out, int itlMs) {
-        return new LoadBench.Options(4, 24, 16, 0, itlMs, "embedded", 1, 1, targets, 60, out);
+        return new LoadBench.Options(4, 24, 16, 0, itlMs, "embedded", 1, 1, targets, 60, 8, out);
     }
 
     @Test
@@ -106,6 +106,9 @@ class LoadBenchTest {
             assertTrue(t.getDouble("itl_p50_ms") >= 5, target + " streams faster than its pace: " + t.encode());
         }
         assertTrue(console.toString(StandardCharsets.UTF_8).contains("a token every 10 ms"), console::toString);
+        // Tandem's own stage metrics are kept with the run, warm-up included (8 + 24 + 24 requests).
+        String metrics = Files.readString(dir.resolve("paced").resolve("tandem-metrics.prom"));
+        assertTrue(metrics.contains("tandem_request_ttft_seconds_count 56"), metrics);
     }
 
     /** Poisson arrivals can hold far more streams than the mean: none may queue in the client for a connection. */
@@ -114,7 +117,7 @@ class LoadBenchTest {
         assertEquals(
                 4 + 8, LoadBench.poolSize(options(List.of("direct"), dir)), "a closed loop: its streams and a few");
         LoadBench.Options poisson =
-                new LoadBench.Options(64, 1000, 128, 25, 20, "embedded", 1, 1, List.of("direct"), 60, dir);
+                new LoadBench.Options(64, 1000, 128, 25, 20, "embedded", 1, 1, List.of("direct"), 60, 0, dir);
         assertTrue(LoadBench.poolSize(poisson) >= 1024, "Poisson arrivals get a pool far above the mean");
     }
 
@@ -125,6 +128,7 @@ class LoadBenchTest {
                 List.of("--max-tokens", "0"),
                 List.of("--rate", "-1"),
                 List.of("--itl-ms", "-5"),
+                List.of("--warmup", "-1"),
                 List.of("--topology", "cloud"),
                 List.of("--targets", "direct,vllm"),
                 List.of("--targets", "direct,direct"),

@@ -23,4 +23,9 @@ public interface Tokenizer {
 
     /** True for tokens that end a generated sequence. */
     boolean isEndOfSequence(int token);
+
+    /** False when {@link #encode} waits on another process (a server's {@code /tokenize}): never on an event loop. */
+    default boolean encodesInProcess() {
+        return true;
+    }
 }

@@ -34,13 +34,13 @@ final class CompletionsHandler implements Handler<RoutingContext> {
             return;
         }
         String session = ctx.request().getHeader(SESSION_HEADER);
-        // Tokenizing (BPE merges, chat templates) is model work: off the event loop.
-        ctx.vertx()
-                .<CompletionCall>executeBlocking(
+        // Tokenizing (BPE merges, chat templates) is model work: off the event loop unless it is tiny.
+        parser.parse(
+                        ctx.vertx(),
+                        body,
                         () -> kind == ApiKind.CHAT
                                 ? parser.parseChat(body, session)
-                                : parser.parseCompletion(body, session),
-                        false)
+                                : parser.parseCompletion(body, session))
                 .onComplete(ar -> {
                     if (ar.failed()) {
                         if (ar.cause() instanceof ApiException e) {

@@ -275,9 +275,8 @@ final class WebSocketSession {
         // The id is taken now, so a duplicate or a cancel that arrives while the prompt is tokenized finds it.
         WebSocketSink sink = new WebSocketSink(this, id, key);
         running.put(key, sink);
-        // Tokenizing is model work: off the event loop, like the HTTP endpoints.
-        Vertx.currentContext()
-                .<CompletionCall>executeBlocking(() -> parser.parseStreaming(body, sessionHeader), false)
+        // Tokenizing is model work: off the event loop unless it is tiny, like the HTTP endpoints.
+        parser.parse(Vertx.currentContext().owner(), body, () -> parser.parseStreaming(body, sessionHeader))
                 .onComplete(ar -> {
                     if (sink.ended()) {
                         return; // cancelled or the socket closed meanwhile

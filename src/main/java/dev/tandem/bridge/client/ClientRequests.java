@@ -97,22 +97,20 @@ final class ClientRequests implements ClientConnections.Listener {
         if (connection != null) {
             byConnection.computeIfAbsent(connection, c -> new HashSet<>()).add(sink);
         }
-        // Tokenizing is model work: off the event loop, like the HTTP endpoints.
-        vertx.<CompletionCall>executeBlocking(() -> parser.parseStreaming(body, null), false)
-                .onComplete(ar -> {
-                    if (sink.ended()) {
-                        return; // its connection closed meanwhile
-                    }
-                    if (ar.failed()) {
-                        sink.refuse(ApiException.from(ar.cause()));
-                        return;
-                    }
-                    CompletionCall call = ar.result();
-                    // submit may end the request at once (e.g. overload): the sink has released itself by then.
-                    sink.attach(
-                            router.submit(call.generation(), sink),
-                            call.generation().promptTokens().length);
-                });
+        // Tokenizing is model work: off the event loop unless it is tiny, like the HTTP endpoints.
+        parser.parse(vertx, body, () -> parser.parseStreaming(body, null)).onComplete(ar -> {
+            if (sink.ended()) {
+                return; // its connection closed meanwhile
+            }
+            if (ar.failed()) {
+                sink.refuse(ApiException.from(ar.cause()));
+                return;
+            }
+            CompletionCall call = ar.result();
+            // submit may end the request at once (e.g. overload): the sink has released itself by then.
+            sink.attach(
+                    router.submit(call.generation(), sink), call.generation().promptTokens().length);
+        });
     }
 
     private void onCancel(Message<Object> m) {

@@ -57,6 +57,11 @@ public final class UpstreamTokenizer implements Tokenizer {
         return new UpstreamTokenizer(baseUrl, model, pieces, bos, encoder);
     }
 
+    @Override
+    public boolean encodesInProcess() {
+        return false;
+    }
+
     /** The upstream's model name, as /tokenize is asked for it. */
     public String model() {
         return model;

@@ -12,7 +12,6 @@ import dev.tandem.worker.kv.KvChunkSender;
 import dev.tandem.worker.kv.KvTransferCodec;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.WorkerExecutor;
 import io.vertx.core.buffer.Buffer;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -24,7 +23,10 @@ import java.util.function.BooleanSupplier;
  * is the decode worker's KV_CACHE_ACK. A decode worker with a KV cache gets version 2 of the stream
  * without the leading blocks the router believes it holds; should it have lost some meanwhile, its ack
  * says from which block it needs the KV, and it gets that — once; correctness never rests on the index.
- * Encoding runs on the given executor (not the prefill compute thread), sending on the event loop.
+ * The first round is encoded by the caller right after the prefill, on its compute thread ({@link
+ * #encode}): on a thread of its own it cost two thread hops per prompt (~0.2 ms each on this VM when the
+ * threads sleep), and as a separate compute task it queued behind every prompt accepted meanwhile. A
+ * resend is encoded on Vert.x's worker pool; sending is on the event loop.
  */
 final class KvShipper {
     /** Times a decode worker may ask for more before the transfer fails. */
@@ -37,16 +39,17 @@ final class KvShipper {
      */
     record Shipped(long bytes) {}
 
+    /** A round's chunks, from {@code startBlock} on (-1: the whole cache as version 1). */
+    record Round(int startBlock, List<Buffer> chunks) {}
+
     private final Vertx vertx;
-    private final WorkerExecutor encoder;
     private final WorkerSettings settings;
     private final Engine engine;
     private final long fingerprint;
     private final WorkerMetrics metrics;
 
-    KvShipper(Vertx vertx, WorkerExecutor encoder, WorkerSettings settings, Engine engine, WorkerMetrics metrics) {
+    KvShipper(Vertx vertx, WorkerSettings settings, Engine engine, WorkerMetrics metrics) {
         this.vertx = vertx;
-        this.encoder = encoder;
         this.settings = settings;
         this.engine = engine;
         this.fingerprint = engine.info().fingerprint();
@@ -58,24 +61,33 @@ final class KvShipper {
         return KvTransferCodec.encodedSize(cache.layout(), cache.length());
     }
 
-    Future<Shipped> ship(PrefillRequest request, KvCache cache, BooleanSupplier cancelled) {
+    /**
+     * The first round's chunks: without the leading blocks the router believes the decode worker holds.
+     * Blocking: call on the compute thread that prefilled the cache.
+     */
+    Round encode(PrefillRequest request, KvCache cache) {
         int startBlock = request.decodeCachedBlocks() == PrefillRequest.NO_DECODE_CACHE
                 ? -1
                 : Math.min(request.decodeCachedBlocks(), cache.layout().blocksFor(cache.length()) - 1);
-        return round(request, cache, startBlock, cancelled, 0, 0);
+        return new Round(startBlock, encode(request, cache, startBlock));
+    }
+
+    /** Ships {@code first} (from {@link #encode}), then whatever the decode worker asks for again. */
+    Future<Shipped> ship(PrefillRequest request, KvCache cache, Round first, BooleanSupplier cancelled) {
+        return round(request, cache, first, cancelled, 0, 0);
     }
 
     private Future<Shipped> round(
-            PrefillRequest request, KvCache cache, int startBlock, BooleanSupplier cancelled, int resends, long sent) {
+            PrefillRequest request, KvCache cache, Round round, BooleanSupplier cancelled, int resends, long sent) {
         if (cancelled.getAsBoolean()) {
             return Future.failedFuture(new CancellationException());
         }
         KvLayout layout = cache.layout();
+        int startBlock = round.startBlock();
         int blocks = layout.blocksFor(cache.length()) - Math.max(startBlock, 0);
         long counted = blocks * (layout.blockBytes() - layout.wireBlockBytes());
-        return encoder.<List<Buffer>>executeBlocking(() -> encode(request, cache, startBlock), false)
-                .compose(chunks -> interconnect(blocks * layout.blockBytes()).map(chunks))
-                .compose(chunks -> send(request, chunks))
+        return interconnect(blocks * layout.blockBytes())
+                .compose(v -> send(request, round.chunks()))
                 .compose(ack -> {
                     long total = sent + ack.bytesReceived() + counted;
                     if (ack.needFromBlock() == KvAck.COMPLETE) {
@@ -86,7 +98,10 @@ final class KvShipper {
                                 + " asked for the KV from block " + ack.needFromBlock() + " after " + resends
                                 + " resends"));
                     }
-                    return round(request, cache, ack.needFromBlock(), cancelled, resends + 1, total);
+                    int from = ack.needFromBlock();
+                    return vertx.<List<Buffer>>executeBlocking(() -> encode(request, cache, from), false)
+                            .compose(chunks ->
+                                    round(request, cache, new Round(from, chunks), cancelled, resends + 1, total));
                 });
     }
 

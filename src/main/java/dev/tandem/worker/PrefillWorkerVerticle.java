@@ -56,7 +56,6 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     private final WorkerMetrics metrics;
     private final Map<Long, Job> jobs = new HashMap<>();
     private WorkerExecutor compute;
-    private WorkerExecutor encoder;
     private WorkerControl control;
     /** Computed prompt blocks kept for prompts that share their prefix (worker.prefix-cache-bytes). */
     private BlockCache prefixCache;
@@ -86,10 +85,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
         prefixCache = new BlockCache(engine.kvLayout(), engine.info().fingerprint(), settings.prefixCacheBytes());
         events = new KvEventPublisher(vertx, workerId, prefixCache, settings.heartbeatMs());
         metrics.kvCache(prefixCache::bytes, prefixCache::blocks, prefixCache::evictions);
-        // KV encoding on a thread of its own: on the compute thread it queued behind every prefill accepted
-        // meanwhile, so a prompt's first token waited for the whole queue (PrefillQueueOrderTest).
-        encoder = vertx.createSharedWorkerExecutor("tandem-kv-encode-" + workerId, 1);
-        shipper = new KvShipper(vertx, encoder, settings, engine, metrics);
+        shipper = new KvShipper(vertx, settings, engine, metrics);
         control = new WorkerControl(vertx, workerId, announcer, this::descriptor);
         return control.start(List.of(
                 vertx.eventBus().<Object>consumer(Addresses.prefill(workerId), this::onPrefill),
@@ -100,7 +96,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     @Override
     public Future<?> stop() {
         events.stop();
-        return control.stop().eventually(() -> compute.close()).eventually(() -> encoder.close());
+        return control.stop().eventually(() -> compute.close());
     }
 
     /** This worker as it is now: its registry entry, heartbeat and status answer. */
@@ -184,8 +180,10 @@ public final class PrefillWorkerVerticle extends VerticleBase {
         }
         Job job = new Job(request);
         jobs.put(request.requestId(), job);
-        compute.<PromptPrefill.Prefilled>executeBlocking(() -> computeKv(job), false)
-                .compose(prefilled -> ship(job, prefilled))
+        // The KV is encoded in the same task, right after its prefill: as a task of its own it queued behind
+        // every prompt accepted meanwhile (PrefillQueueOrderTest), on a thread of its own it cost two hops.
+        compute.<Computed>executeBlocking(() -> computeAndEncode(job), false)
+                .compose(computed -> ship(job, computed))
                 .onComplete(ar -> {
                     jobs.remove(request.requestId());
                     if (ar.succeeded() && job.cancelled) {
@@ -215,10 +213,24 @@ public final class PrefillWorkerVerticle extends VerticleBase {
         return prefilled;
     }
 
+    /** A prompt's KV and first token, and the KV's first round encoded for the wire. */
+    private record Computed(PromptPrefill.Prefilled prefilled, KvShipper.Round first) {}
+
+    private Computed computeAndEncode(Job job) {
+        PromptPrefill.Prefilled prefilled = computeKv(job);
+        try {
+            return new Computed(prefilled, shipper.encode(job.request, prefilled.cache()));
+        } catch (RuntimeException e) {
+            prefilled.cache().free();
+            throw e;
+        }
+    }
+
     /** Ships the KV, then answers with the first token; the KV is let go either way. */
-    private Future<PrefillDone> ship(Job job, PromptPrefill.Prefilled prefilled) {
+    private Future<PrefillDone> ship(Job job, Computed computed) {
         PrefillRequest r = job.request;
-        return shipper.ship(r, prefilled.cache(), () -> job.cancelled)
+        PromptPrefill.Prefilled prefilled = computed.prefilled();
+        return shipper.ship(r, prefilled.cache(), computed.first(), () -> job.cancelled)
                 .map(shipped -> new PrefillDone(
                         r.requestId(),
                         prefilled.firstToken(),

@@ -17,11 +17,21 @@ final class CompletionsHandler implements Handler<RoutingContext> {
     private final OpenAiRequestParser parser;
     private final RequestRouter router;
     private final ApiKind kind;
+    private SseFlusher flusher;
 
     CompletionsHandler(OpenAiRequestParser parser, RequestRouter router, ApiKind kind) {
         this.parser = parser;
         this.router = router;
         this.kind = kind;
+    }
+
+    /** The flusher of the loop this request runs on (the router's). */
+    private SseFlusher flusher(RoutingContext ctx) {
+        io.vertx.core.Context here = ctx.vertx().getOrCreateContext();
+        if (flusher == null || !flusher.runsOn(here)) {
+            flusher = new SseFlusher(here);
+        }
+        return flusher;
     }
 
     @Override
@@ -55,7 +65,7 @@ final class CompletionsHandler implements Handler<RoutingContext> {
                     }
                     CompletionCall call = ar.result();
                     ClientSink sink = call.stream()
-                            ? new SseCompletionSink(ctx.response(), call)
+                            ? new SseCompletionSink(ctx.response(), call, flusher(ctx))
                             : new JsonCompletionSink(ctx.response(), call);
                     sink.attach(
                             router.submit(call.generation(), sink),

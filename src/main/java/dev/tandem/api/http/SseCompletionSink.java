@@ -16,15 +16,19 @@ import io.vertx.core.json.JsonObject;
  * reason, the usage chunk when asked for, then {@code data: [DONE]}. Headers go out with the first
  * token, so a request refused before any token still gets a proper HTTP error status.
  */
-final class SseCompletionSink extends ClientSink {
+final class SseCompletionSink extends ClientSink implements SseFlusher.Pending {
     private final HttpServerResponse response;
     private final CompletionCall call;
+    private final SseFlusher flusher;
     private ResponseShape shape;
     private boolean first = true;
+    /** Token events not yet written: they go out with the flusher's next write, or before the stream's end. */
+    private StringBuilder pending;
 
-    SseCompletionSink(HttpServerResponse response, CompletionCall call) {
+    SseCompletionSink(HttpServerResponse response, CompletionCall call, SseFlusher flusher) {
         this.response = response;
         this.call = call;
+        this.flusher = flusher;
     }
 
     @Override
@@ -53,13 +57,32 @@ final class SseCompletionSink extends ClientSink {
         if (response.closed()) {
             return; // its close handler abandons the request next
         }
-        open();
-        response.write(shape.deltaEvent(text, ids, first));
+        String event = shape.deltaEvent(text, ids, first);
         first = false;
+        if (pending == null) {
+            pending = new StringBuilder(event);
+            flusher.schedule(this);
+        } else {
+            pending.append(event);
+        }
+    }
+
+    @Override
+    public void writePending() {
+        if (pending == null) {
+            return;
+        }
+        String events = pending.toString();
+        pending = null;
+        if (!response.closed()) {
+            open();
+            response.write(events);
+        }
     }
 
     @Override
     protected void finished(String finishReason, Usage usage) {
+        writePending();
         if (response.closed()) {
             return;
         }
@@ -77,6 +100,7 @@ final class SseCompletionSink extends ClientSink {
 
     @Override
     protected void failed(GenerationFailure failure) {
+        writePending();
         if (response.closed()) {
             return;
         }

@@ -1,6 +1,6 @@
 package dev.tandem.engine.reference;
 
-import static dev.tandem.engine.reference.TransformerMath.attentionHead;
+import static dev.tandem.engine.reference.TransformerMath.attention;
 import static dev.tandem.engine.reference.TransformerMath.rmsnorm;
 import static dev.tandem.engine.reference.TransformerMath.rope;
 import static dev.tandem.engine.reference.TransformerMath.ropeAngles;
@@ -41,7 +41,8 @@ final class BatchForward {
     private final float[][] hb2;
     private final float[] cos;
     private final float[] sin;
-    private final float[] att;
+    private final float[][] att;
+    private final float[] attWeights;
 
     BatchForward(PackedWeights weights, ParallelMatmul mm, int batch) {
         ModelConfig c = weights.config;
@@ -64,7 +65,8 @@ final class BatchForward {
         hb2 = new float[batch][hidden];
         cos = new float[batch * headSize / 2];
         sin = new float[batch * headSize / 2];
-        att = new float[c.seqLen()];
+        att = new float[heads][c.seqLen()];
+        attWeights = new float[dim];
     }
 
     /**
@@ -99,20 +101,10 @@ final class BatchForward {
             int layer = l;
             // Sequences attend independently: split over the threads, each with its own score buffer.
             mm.forRanges(batch, (b0, b1) -> {
-                float[] scores = b0 == 0 ? att : new float[att.length];
+                float[][] scores = b0 == 0 ? att : new float[heads][att[0].length];
+                float[] weights = b0 == 0 ? attWeights : new float[dim];
                 for (int b = b0; b < b1; b++) {
-                    for (int h = 0; h < heads; h++) {
-                        attentionHead(
-                                q[b],
-                                h * headSize,
-                                caches[b],
-                                layer,
-                                h / kvMul,
-                                positions[b],
-                                scores,
-                                xb[b],
-                                h * headSize);
-                    }
+                    attention(q[b], caches[b], layer, heads, kvMul, positions[b], scores, weights, xb[b]);
                 }
             });
             mm.matmulBlocks(xb2, xb, w.wo[l], dim, dim, batch);

@@ -126,10 +126,25 @@ final class BatchForward {
 
     /** Final norm and classifier for the chosen entries (after {@link #layers}); one array per entry. */
     float[][] logits(int[] entries) {
-        int n = entries.length;
+        float[][] states = new float[entries.length][];
+        for (int i = 0; i < entries.length; i++) {
+            states[i] = x[entries[i]];
+        }
+        return logits(w, mm, states);
+    }
+
+    /** The residual stream of an entry after {@link #layers}: what {@link #logits} reads. */
+    float[] state(int entry) {
+        return x[entry];
+    }
+
+    /** Final norm and classifier of residual streams, one logits array per stream. */
+    static float[][] logits(PackedWeights w, ParallelMatmul mm, float[][] states) {
+        int n = states.length;
+        int dim = w.config.dim();
         float[][] normed = new float[n][dim];
         for (int i = 0; i < n; i++) {
-            rmsnorm(normed[i], 0, x[entries[i]], 0, w.rmsFinal, 0, dim);
+            rmsnorm(normed[i], 0, states[i], 0, w.rmsFinal, 0, dim);
         }
         float[][] out = new float[n][w.config.vocabSize()];
         mm.matmulBlocks(out, normed, w.classifier, dim, w.config.vocabSize(), n);

@@ -4,7 +4,7 @@ import static dev.tandem.engine.reference.TransformerMath.attention;
 import static dev.tandem.engine.reference.TransformerMath.rmsnorm;
 import static dev.tandem.engine.reference.TransformerMath.rope;
 import static dev.tandem.engine.reference.TransformerMath.ropeAngles;
-import static dev.tandem.engine.reference.TransformerMath.swiglu;
+import static dev.tandem.engine.reference.TransformerMath.silu;
 
 import dev.tandem.engine.KvCache;
 import dev.tandem.engine.ModelConfig;
@@ -34,11 +34,8 @@ final class BatchForward {
     private final float[][] x;
     private final float[][] xb;
     private final float[][] xb2;
-    private final float[][] q;
-    private final float[][] k;
-    private final float[][] v;
-    private final float[][] hb;
-    private final float[][] hb2;
+    private final float[][] qkv; // q, k and v of an entry, one after the other
+    private final float[][] hb; // w1's and w3's outputs, one after the other
     private final float[] cos;
     private final float[] sin;
     private final float[][] att;
@@ -58,11 +55,8 @@ final class BatchForward {
         x = new float[batch][dim];
         xb = new float[batch][dim];
         xb2 = new float[batch][dim];
-        q = new float[batch][dim];
-        k = new float[batch][kvDim];
-        v = new float[batch][kvDim];
-        hb = new float[batch][hidden];
-        hb2 = new float[batch][hidden];
+        qkv = new float[batch][dim + 2 * kvDim];
+        hb = new float[batch][2 * hidden];
         cos = new float[batch * headSize / 2];
         sin = new float[batch * headSize / 2];
         att = new float[heads][c.seqLen()];
@@ -87,16 +81,14 @@ final class BatchForward {
             for (int b = 0; b < batch; b++) {
                 rmsnorm(xb[b], 0, x[b], 0, w.rmsAtt[l], 0, dim);
             }
-            mm.matmulBlocks(q, xb, w.wq[l], dim, dim, batch);
-            mm.matmulBlocks(k, xb, w.wk[l], dim, kvDim, batch);
-            mm.matmulBlocks(v, xb, w.wv[l], dim, kvDim, batch);
+            mm.matmulBlocks(qkv, xb, w.wqkv[l], dim, dim + 2 * kvDim, batch);
             for (int b = 0; b < batch; b++) {
-                rope(q[b], 0, dim, headSize, cos, sin, b * half);
-                rope(k[b], 0, kvDim, headSize, cos, sin, b * half);
+                rope(qkv[b], 0, dim, headSize, cos, sin, b * half);
+                rope(qkv[b], dim, kvDim, headSize, cos, sin, b * half);
                 KvCache cache = caches[b];
                 float[] block = cache.blockFor(positions[b]);
-                System.arraycopy(k[b], 0, block, cache.offset(l, 0, positions[b]), kvDim);
-                System.arraycopy(v[b], 0, block, cache.offset(l, 1, positions[b]), kvDim);
+                System.arraycopy(qkv[b], dim, block, cache.offset(l, 0, positions[b]), kvDim);
+                System.arraycopy(qkv[b], dim + kvDim, block, cache.offset(l, 1, positions[b]), kvDim);
             }
             int layer = l;
             // Sequences attend independently: split over the threads, each with its own score buffer.
@@ -104,7 +96,7 @@ final class BatchForward {
                 float[][] scores = b0 == 0 ? att : new float[heads][att[0].length];
                 float[] weights = b0 == 0 ? attWeights : new float[dim];
                 for (int b = b0; b < b1; b++) {
-                    attention(q[b], caches[b], layer, heads, kvMul, positions[b], scores, weights, xb[b]);
+                    attention(qkv[b], caches[b], layer, heads, kvMul, positions[b], scores, weights, xb[b]);
                 }
             });
             mm.matmulBlocks(xb2, xb, w.wo[l], dim, dim, batch);
@@ -112,10 +104,12 @@ final class BatchForward {
                 addInPlace(x[b], xb2[b], dim);
                 rmsnorm(xb[b], 0, x[b], 0, w.rmsFfn[l], 0, dim);
             }
-            mm.matmulBlocks(hb, xb, w.w1[l], dim, hidden, batch);
-            mm.matmulBlocks(hb2, xb, w.w3[l], dim, hidden, batch);
+            mm.matmulBlocks(hb, xb, w.w13[l], dim, 2 * hidden, batch);
             for (int b = 0; b < batch; b++) {
-                swiglu(hb[b], hb2[b], 0, hidden);
+                float[] h = hb[b];
+                for (int i = 0; i < hidden; i++) {
+                    h[i] = silu(h[i]) * h[hidden + i]; // swiglu: silu(w1·x) · w3·x
+                }
             }
             mm.matmulBlocks(xb, hb, w.w2[l], hidden, dim, batch);
             for (int b = 0; b < batch; b++) {

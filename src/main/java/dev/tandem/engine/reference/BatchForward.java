@@ -1,10 +1,10 @@
 package dev.tandem.engine.reference;
 
-import static dev.tandem.engine.reference.TransformerMath.attentionHead;
+import static dev.tandem.engine.reference.TransformerMath.attention;
 import static dev.tandem.engine.reference.TransformerMath.rmsnorm;
 import static dev.tandem.engine.reference.TransformerMath.rope;
 import static dev.tandem.engine.reference.TransformerMath.ropeAngles;
-import static dev.tandem.engine.reference.TransformerMath.swiglu;
+import static dev.tandem.engine.reference.TransformerMath.silu;
 
 import dev.tandem.engine.KvCache;
 import dev.tandem.engine.ModelConfig;
@@ -34,14 +34,12 @@ final class BatchForward {
     private final float[][] x;
     private final float[][] xb;
     private final float[][] xb2;
-    private final float[][] q;
-    private final float[][] k;
-    private final float[][] v;
-    private final float[][] hb;
-    private final float[][] hb2;
+    private final float[][] qkv; // q, k and v of an entry, one after the other
+    private final float[][] hb; // w1's and w3's outputs, one after the other
     private final float[] cos;
     private final float[] sin;
-    private final float[] att;
+    private final float[][] att;
+    private final float[] attWeights;
 
     BatchForward(PackedWeights weights, ParallelMatmul mm, int batch) {
         ModelConfig c = weights.config;
@@ -57,14 +55,12 @@ final class BatchForward {
         x = new float[batch][dim];
         xb = new float[batch][dim];
         xb2 = new float[batch][dim];
-        q = new float[batch][dim];
-        k = new float[batch][kvDim];
-        v = new float[batch][kvDim];
-        hb = new float[batch][hidden];
-        hb2 = new float[batch][hidden];
+        qkv = new float[batch][dim + 2 * kvDim];
+        hb = new float[batch][2 * hidden];
         cos = new float[batch * headSize / 2];
         sin = new float[batch * headSize / 2];
-        att = new float[c.seqLen()];
+        att = new float[heads][c.seqLen()];
+        attWeights = new float[dim];
     }
 
     /**
@@ -85,34 +81,22 @@ final class BatchForward {
             for (int b = 0; b < batch; b++) {
                 rmsnorm(xb[b], 0, x[b], 0, w.rmsAtt[l], 0, dim);
             }
-            mm.matmulBlocks(q, xb, w.wq[l], dim, dim, batch);
-            mm.matmulBlocks(k, xb, w.wk[l], dim, kvDim, batch);
-            mm.matmulBlocks(v, xb, w.wv[l], dim, kvDim, batch);
+            mm.matmulBlocks(qkv, xb, w.wqkv[l], dim, dim + 2 * kvDim, batch);
             for (int b = 0; b < batch; b++) {
-                rope(q[b], 0, dim, headSize, cos, sin, b * half);
-                rope(k[b], 0, kvDim, headSize, cos, sin, b * half);
+                rope(qkv[b], 0, dim, headSize, cos, sin, b * half);
+                rope(qkv[b], dim, kvDim, headSize, cos, sin, b * half);
                 KvCache cache = caches[b];
                 float[] block = cache.blockFor(positions[b]);
-                System.arraycopy(k[b], 0, block, cache.offset(l, 0, positions[b]), kvDim);
-                System.arraycopy(v[b], 0, block, cache.offset(l, 1, positions[b]), kvDim);
+                System.arraycopy(qkv[b], dim, block, cache.offset(l, 0, positions[b]), kvDim);
+                System.arraycopy(qkv[b], dim + kvDim, block, cache.offset(l, 1, positions[b]), kvDim);
             }
             int layer = l;
             // Sequences attend independently: split over the threads, each with its own score buffer.
             mm.forRanges(batch, (b0, b1) -> {
-                float[] scores = b0 == 0 ? att : new float[att.length];
+                float[][] scores = b0 == 0 ? att : new float[heads][att[0].length];
+                float[] weights = b0 == 0 ? attWeights : new float[dim];
                 for (int b = b0; b < b1; b++) {
-                    for (int h = 0; h < heads; h++) {
-                        attentionHead(
-                                q[b],
-                                h * headSize,
-                                caches[b],
-                                layer,
-                                h / kvMul,
-                                positions[b],
-                                scores,
-                                xb[b],
-                                h * headSize);
-                    }
+                    attention(qkv[b], caches[b], layer, heads, kvMul, positions[b], scores, weights, xb[b]);
                 }
             });
             mm.matmulBlocks(xb2, xb, w.wo[l], dim, dim, batch);
@@ -120,10 +104,12 @@ final class BatchForward {
                 addInPlace(x[b], xb2[b], dim);
                 rmsnorm(xb[b], 0, x[b], 0, w.rmsFfn[l], 0, dim);
             }
-            mm.matmulBlocks(hb, xb, w.w1[l], dim, hidden, batch);
-            mm.matmulBlocks(hb2, xb, w.w3[l], dim, hidden, batch);
+            mm.matmulBlocks(hb, xb, w.w13[l], dim, 2 * hidden, batch);
             for (int b = 0; b < batch; b++) {
-                swiglu(hb[b], hb2[b], 0, hidden);
+                float[] h = hb[b];
+                for (int i = 0; i < hidden; i++) {
+                    h[i] = silu(h[i]) * h[hidden + i]; // swiglu: silu(w1·x) · w3·x
+                }
             }
             mm.matmulBlocks(xb, hb, w.w2[l], hidden, dim, batch);
             for (int b = 0; b < batch; b++) {
@@ -134,10 +120,25 @@ final class BatchForward {
 
     /** Final norm and classifier for the chosen entries (after {@link #layers}); one array per entry. */
     float[][] logits(int[] entries) {
-        int n = entries.length;
+        float[][] states = new float[entries.length][];
+        for (int i = 0; i < entries.length; i++) {
+            states[i] = x[entries[i]];
+        }
+        return logits(w, mm, states);
+    }
+
+    /** The residual stream of an entry after {@link #layers}: what {@link #logits} reads. */
+    float[] state(int entry) {
+        return x[entry];
+    }
+
+    /** Final norm and classifier of residual streams, one logits array per stream. */
+    static float[][] logits(PackedWeights w, ParallelMatmul mm, float[][] states) {
+        int n = states.length;
+        int dim = w.config.dim();
         float[][] normed = new float[n][dim];
         for (int i = 0; i < n; i++) {
-            rmsnorm(normed[i], 0, x[entries[i]], 0, w.rmsFinal, 0, dim);
+            rmsnorm(normed[i], 0, states[i], 0, w.rmsFinal, 0, dim);
         }
         float[][] out = new float[n][w.config.vocabSize()];
         mm.matmulBlocks(out, normed, w.classifier, dim, w.config.vocabSize(), n);

@@ -12,14 +12,15 @@ final class PackedWeights {
     final ModelConfig config;
     final float[] tokenEmbedding;
     final float[][] rmsAtt;
-    final float[][][][] wq;
-    final float[][][][] wk;
-    final float[][][][] wv;
+    /** wq, wk and wv stacked: q, k and v are one product of rows dim + 2·kvDim (one hand-off, longer rows). */
+    final float[][][][] wqkv;
+
     final float[][][][] wo;
     final float[][] rmsFfn;
-    final float[][][][] w1;
+    /** w1 and w3 stacked, for the same reason. */
+    final float[][][][] w13;
+
     final float[][][][] w2;
-    final float[][][][] w3;
     final float[] rmsFinal;
     final float[][][] classifier;
 
@@ -34,23 +35,32 @@ final class PackedWeights {
         rmsAtt = copy(w.rmsAtt);
         rmsFfn = copy(w.rmsFfn);
         rmsFinal = w.rmsFinal.clone();
-        wq = new float[layers][][][];
-        wk = new float[layers][][][];
-        wv = new float[layers][][][];
+        wqkv = new float[layers][][][];
         wo = new float[layers][][][];
-        w1 = new float[layers][][][];
+        w13 = new float[layers][][][];
         w2 = new float[layers][][][];
-        w3 = new float[layers][][][];
         for (int l = 0; l < layers; l++) {
-            wq[l] = rowBlocks(w.wq[l], dim, dim);
-            wk[l] = rowBlocks(w.wk[l], kvDim, dim);
-            wv[l] = rowBlocks(w.wv[l], kvDim, dim);
+            wqkv[l] = rowBlocks(stack(w.wq[l], w.wk[l], w.wv[l]), dim + 2 * kvDim, dim);
             wo[l] = rowBlocks(w.wo[l], dim, dim);
-            w1[l] = rowBlocks(w.w1[l], hidden, dim);
+            w13[l] = rowBlocks(stack(w.w1[l], w.w3[l]), 2 * hidden, dim);
             w2[l] = rowBlocks(w.w2[l], dim, hidden);
-            w3[l] = rowBlocks(w.w3[l], hidden, dim);
         }
         classifier = rowBlocks(w.classifier, c.vocabSize(), dim);
+    }
+
+    /** Row-major matrices of the same width, one under the other. */
+    private static float[] stack(float[]... parts) {
+        int size = 0;
+        for (float[] p : parts) {
+            size += p.length;
+        }
+        float[] out = new float[size];
+        int at = 0;
+        for (float[] p : parts) {
+            System.arraycopy(p, 0, out, at, p.length);
+            at += p.length;
+        }
+        return out;
     }
 
     private static float[][] copy(float[][] perLayer) {

@@ -40,6 +40,9 @@ public final class ReferenceEngine implements Engine {
     private final ParallelMatmul matmul =
             new ParallelMatmul(Runtime.getRuntime().availableProcessors());
 
+    /** For work already split over the threads. */
+    private static final ParallelMatmul SERIAL = new ParallelMatmul(1);
+
     private final Tokenizer tokenizer;
     private final KvLayout layout;
 
@@ -159,7 +162,6 @@ public final class ReferenceEngine implements Engine {
         Set<KvCache> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         KvCache[] batch = new KvCache[n];
         int[] positions = new int[n];
-        int[] entries = new int[n];
         for (int i = 0; i < n; i++) {
             KvCache cache = caches.get(i);
             checkLayout(cache, i);
@@ -170,7 +172,6 @@ public final class ReferenceEngine implements Engine {
             checkToken(tokens[i]);
             batch[i] = cache;
             positions[i] = cache.length();
-            entries[i] = i;
         }
         if (n == 0) {
             return new float[0][];
@@ -178,12 +179,33 @@ public final class ReferenceEngine implements Engine {
         for (int i = 0; i < n; i++) {
             batch[i].ensureCapacity(positions[i] + 1);
         }
-        BatchForward forward = new BatchForward(weights, matmul, n);
-        forward.layers(batch, positions, tokens, null);
+        float[][] states = new float[n][];
+        if (n >= 2 && matmul.threads() > 1) {
+            // Different sequences are independent through every layer: each thread runs the layers of its
+            // share of them with no hand-off at all, instead of meeting the other at every product and
+            // attention. Only the classifier, too big for a cache, is split by rows.
+            matmul.forRanges(n, (b0, b1) -> {
+                BatchForward part = new BatchForward(weights, SERIAL, b1 - b0);
+                part.layers(
+                        java.util.Arrays.copyOfRange(batch, b0, b1),
+                        java.util.Arrays.copyOfRange(positions, b0, b1),
+                        java.util.Arrays.copyOfRange(tokens, b0, b1),
+                        null);
+                for (int i = b0; i < b1; i++) {
+                    states[i] = part.state(i - b0);
+                }
+            });
+        } else {
+            BatchForward forward = new BatchForward(weights, matmul, n);
+            forward.layers(batch, positions, tokens, null);
+            for (int i = 0; i < n; i++) {
+                states[i] = forward.state(i);
+            }
+        }
         for (int i = 0; i < n; i++) {
             batch[i].setLength(positions[i] + 1);
         }
-        return forward.logits(entries);
+        return BatchForward.logits(weights, matmul, states);
     }
 
     private void checkLayout(KvCache cache, int index) {

@@ -228,39 +228,7 @@ public final class TransformerMath {
         int kvDim = layout.kvDim();
         int blockSize = layout.blockSize();
         int headOffset = kvHead * headSize;
-        float scale = sqrtf(headSize);
-        // walk block by block: one block lookup per blockSize positions, rows kvDim apart inside it
-        for (int t0 = 0; t0 <= pos; t0 += blockSize) {
-            float[] block = cache.blockFor(t0);
-            int k = cache.offset(layer, 0, t0) + headOffset;
-            int last = Math.min(pos, t0 + blockSize - 1);
-            int t = t0;
-            for (; t + 4 <= last + 1; t += 4, k += 4 * kvDim) {
-                // four positions at once: independent sums, each still in i order
-                float s0 = 0.0f;
-                float s1 = 0.0f;
-                float s2 = 0.0f;
-                float s3 = 0.0f;
-                for (int i = 0; i < headSize; i++) {
-                    float qi = q[qo + i];
-                    s0 += qi * block[k + i];
-                    s1 += qi * block[k + kvDim + i];
-                    s2 += qi * block[k + 2 * kvDim + i];
-                    s3 += qi * block[k + 3 * kvDim + i];
-                }
-                att[t] = s0 / scale;
-                att[t + 1] = s1 / scale;
-                att[t + 2] = s2 / scale;
-                att[t + 3] = s3 / scale;
-            }
-            for (; t <= last; t++, k += kvDim) {
-                float score = 0.0f;
-                for (int i = 0; i < headSize; i++) {
-                    score += q[qo + i] * block[k + i];
-                }
-                att[t] = score / scale;
-            }
-        }
+        scores(q, qo, cache, layer, headOffset, pos, att, 0);
         softmax(att, 0, pos + 1);
         for (int i = 0; i < headSize; i++) {
             out[oo + i] = 0.0f;
@@ -274,6 +242,108 @@ public final class TransformerMath {
                 for (int i = 0; i < headSize; i++) {
                     out[oo + i] += a * block[v + i];
                 }
+            }
+        }
+    }
+
+    /**
+     * Every head of one sequence at {@code pos}, each exactly as {@link #attentionHead} computes it (query
+     * head h reads KV head h / kvMul), into out[0, heads · headSize). The value sums run over all heads at
+     * once — out[h · headSize + i] still adds att_h[t] · v_t[i] for t = 0, 1, … in order — as one loop
+     * of heads · headSize that the JIT vectorizes, where one head's few dozen floats would not be.
+     * {@code att} is scratch of heads × (pos + 1) floats, {@code weights} of heads · headSize.
+     */
+    public static void attention(
+            float[] q,
+            KvCache cache,
+            int layer,
+            int heads,
+            int kvMul,
+            int pos,
+            float[][] att,
+            float[] weights,
+            float[] out) {
+        KvLayout layout = cache.layout();
+        int headSize = layout.headDim();
+        int kvDim = layout.kvDim();
+        if (kvMul != 1) {
+            for (int h = 0; h < heads; h++) {
+                attentionHead(q, h * headSize, cache, layer, h / kvMul, pos, att[h], out, h * headSize);
+            }
+            return;
+        }
+        for (int h = 0; h < heads; h++) {
+            scores(q, h * headSize, cache, layer, h * headSize, pos, att[h], 0);
+            softmax(att[h], 0, pos + 1);
+        }
+        java.util.Arrays.fill(out, 0, kvDim, 0.0f);
+        int blockSize = layout.blockSize();
+        for (int t0 = 0; t0 <= pos; t0 += blockSize) {
+            float[] block = cache.blockFor(t0);
+            int v = cache.offset(layer, 1, t0);
+            int last = Math.min(pos, t0 + blockSize - 1);
+            for (int t = t0; t <= last; t++, v += kvDim) {
+                for (int h = 0; h < heads; h++) {
+                    java.util.Arrays.fill(weights, h * headSize, (h + 1) * headSize, att[h][t]);
+                }
+                for (int i = 0; i < kvDim; i++) {
+                    out[i] += weights[i] * block[v + i];
+                }
+            }
+        }
+    }
+
+    /** att[ao + t] = q·k_t / sqrt(headSize) for t = 0..pos, k_t the cached key at {@code headOffset}. */
+    private static void scores(
+            float[] q, int qo, KvCache cache, int layer, int headOffset, int pos, float[] att, int ao) {
+        KvLayout layout = cache.layout();
+        int headSize = layout.headDim();
+        int kvDim = layout.kvDim();
+        int blockSize = layout.blockSize();
+        float scale = sqrtf(headSize);
+        // walk block by block: one block lookup per blockSize positions, rows kvDim apart inside it
+        for (int t0 = 0; t0 <= pos; t0 += blockSize) {
+            float[] block = cache.blockFor(t0);
+            int k = cache.offset(layer, 0, t0) + headOffset;
+            int last = Math.min(pos, t0 + blockSize - 1);
+            int t = t0;
+            for (; t + 8 <= last + 1; t += 8, k += 8 * kvDim) {
+                // eight positions at once: independent sums (enough to hide the add latency), each in i order
+                float s0 = 0.0f;
+                float s1 = 0.0f;
+                float s2 = 0.0f;
+                float s3 = 0.0f;
+                float s4 = 0.0f;
+                float s5 = 0.0f;
+                float s6 = 0.0f;
+                float s7 = 0.0f;
+                for (int i = 0; i < headSize; i++) {
+                    float qi = q[qo + i];
+                    int ki = k + i;
+                    s0 += qi * block[ki];
+                    s1 += qi * block[ki + kvDim];
+                    s2 += qi * block[ki + 2 * kvDim];
+                    s3 += qi * block[ki + 3 * kvDim];
+                    s4 += qi * block[ki + 4 * kvDim];
+                    s5 += qi * block[ki + 5 * kvDim];
+                    s6 += qi * block[ki + 6 * kvDim];
+                    s7 += qi * block[ki + 7 * kvDim];
+                }
+                att[ao + t] = s0 / scale;
+                att[ao + t + 1] = s1 / scale;
+                att[ao + t + 2] = s2 / scale;
+                att[ao + t + 3] = s3 / scale;
+                att[ao + t + 4] = s4 / scale;
+                att[ao + t + 5] = s5 / scale;
+                att[ao + t + 6] = s6 / scale;
+                att[ao + t + 7] = s7 / scale;
+            }
+            for (; t <= last; t++, k += kvDim) {
+                float score = 0.0f;
+                for (int i = 0; i < headSize; i++) {
+                    score += q[qo + i] * block[k + i];
+                }
+                att[ao + t] = score / scale;
             }
         }
     }

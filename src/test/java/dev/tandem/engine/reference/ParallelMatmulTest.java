@@ -21,6 +21,7 @@ class ParallelMatmulTest {
                 Arguments.of(288, 768, 16, 2), // one block of rows: the batch splits by sequence
                 Arguments.of(768, 288, 5, 2), // by sequence, shares of uneven size
                 Arguments.of(288, 2000, 1, 2), // one block and one sequence: nothing to split
+                Arguments.of(288, 32000, 3, 2), // the classifier for a batch: whole blocks
                 Arguments.of(768, 288, 4, 3),
                 Arguments.of(513, 1000, 3, 7), // d not a multiple of 16, shares of uneven size
                 Arguments.of(64, 176, 2, 4)); // below the hand-off threshold: stays on the caller

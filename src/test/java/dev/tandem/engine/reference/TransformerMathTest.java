@@ -101,6 +101,66 @@ class TransformerMathTest {
         assertArrayEquals(new float[] {1, 2}, out, 0f);
     }
 
+    /** All heads at once, and one head at a time, against run.c's plain loops: bit-identical, with or without GQA. */
+    @ParameterizedTest
+    @MethodSource("attentionShapes")
+    void attentionIsBitIdenticalToPlainLoops(int heads, int kvHeads, int pos) {
+        int headSize = 12;
+        KvCache cache = new KvCache(new KvLayout(2, kvHeads, headSize, 8));
+        cache.ensureCapacity(pos + 1);
+        SplitMix64 rng = new SplitMix64(97L * pos + heads + kvHeads);
+        int kvDim = kvHeads * headSize;
+        for (int t = 0; t <= pos; t++) {
+            for (int kv = 0; kv < 2; kv++) {
+                for (int i = 0; i < kvDim; i++) {
+                    cache.blockFor(t)[cache.offset(1, kv, t) + i] = rng.nextFloat() * 2 - 1;
+                }
+            }
+        }
+        cache.setLength(pos + 1);
+        float[] q = new float[heads * headSize];
+        for (int i = 0; i < q.length; i++) {
+            q[i] = rng.nextFloat() * 2 - 1;
+        }
+        int kvMul = heads / kvHeads;
+        float[] expected = new float[q.length];
+        float[] scores = new float[pos + 1];
+        for (int h = 0; h < heads; h++) {
+            int kvo = (h / kvMul) * headSize;
+            for (int t = 0; t <= pos; t++) {
+                float s = 0.0f;
+                for (int i = 0; i < headSize; i++) {
+                    s += q[h * headSize + i] * cache.blockFor(t)[cache.offset(1, 0, t) + kvo + i];
+                }
+                scores[t] = s / TransformerMath.sqrtf(headSize);
+            }
+            TransformerMath.softmax(scores, 0, pos + 1);
+            for (int t = 0; t <= pos; t++) {
+                for (int i = 0; i < headSize; i++) {
+                    expected[h * headSize + i] += scores[t] * cache.blockFor(t)[cache.offset(1, 1, t) + kvo + i];
+                }
+            }
+        }
+        float[] all = new float[q.length];
+        TransformerMath.attention(q, cache, 1, heads, kvMul, pos, new float[heads][pos + 1], new float[q.length], all);
+        assertArrayEquals(expected, all, 0f);
+        float[] single = new float[q.length];
+        for (int h = 0; h < heads; h++) {
+            TransformerMath.attentionHead(
+                    q, h * headSize, cache, 1, h / kvMul, pos, new float[pos + 1], single, h * headSize);
+        }
+        assertArrayEquals(expected, single, 0f);
+    }
+
+    static Stream<Arguments> attentionShapes() {
+        return Stream.of(
+                Arguments.of(3, 3, 0),
+                Arguments.of(3, 3, 7),
+                Arguments.of(3, 3, 30),
+                Arguments.of(4, 2, 19),
+                Arguments.of(4, 1, 40));
+    }
+
     @Test
     void softmaxAndSilu() {
         float[] x = {1, 2, 3};

@@ -43,6 +43,9 @@ public final class KvBench {
         }
     }
 
+    /** Longest a transfer may take before the bench gives up on it (256 MiB at 10 MiB/s fits). */
+    static final long TRANSFER_TIMEOUT_MS = 60_000;
+
     private final Vertx vertx;
     private final int peerTcpPort;
     private final int chunkBytes;
@@ -109,14 +112,14 @@ public final class KvBench {
                     .onSuccess(reply -> {
                         long got = reply.body().getLong("bytes_received");
                         if (got != payload.length()) {
-                            done.fail("the peer received " + got + " of " + payload.length() + " bytes");
+                            done.tryFail("the peer received " + got + " of " + payload.length() + " bytes");
                         } else {
-                            done.complete(System.nanoTime() - start);
+                            done.tryComplete(System.nanoTime() - start);
                         }
                     })
-                    .onFailure(done::fail);
+                    .onFailure(done::tryFail);
         });
-        return done.future().await();
+        return bounded(done);
     }
 
     /** Nanoseconds from the first byte written to the peer's count coming back. Blocks the caller. */
@@ -126,15 +129,31 @@ public final class KvBench {
             long start = System.nanoTime();
             replies.expect(count -> {
                 if (count != payload.length()) {
-                    done.fail("the peer counted " + count + " of " + payload.length() + " bytes");
+                    done.tryFail("the peer counted " + count + " of " + payload.length() + " bytes");
                 } else {
-                    done.complete(System.nanoTime() - start);
+                    done.tryComplete(System.nanoTime() - start);
                 }
             });
             socket.write(Buffer.buffer().appendLong(payload.length()));
             writeChunks(socket, payload, 0);
         });
-        return done.future().await();
+        return bounded(done);
+    }
+
+    /**
+     * Waits for a transfer, at most {@link #TRANSFER_TIMEOUT_MS}: the bench stops by itself even when a
+     * transfer never completes (seen once with {@code --window 64 --chunk-kib 32} at 256 MiB, where the
+     * ack's own timeout never fired).
+     */
+    private long bounded(Promise<Long> done) {
+        long timer = vertx.setTimer(
+                TRANSFER_TIMEOUT_MS,
+                t -> done.tryFail("the transfer did not complete within " + TRANSFER_TIMEOUT_MS + " ms"));
+        try {
+            return done.future().await();
+        } finally {
+            vertx.cancelTimer(timer);
+        }
     }
 
     /** Writes the payload in chunks of the same size as the event bus's, respecting the socket's backpressure. */

@@ -38,6 +38,7 @@ public final class KvChunkSender {
     private int next;
     private int inFlight;
     private boolean failed;
+    private boolean pumping;
 
     private KvChunkSender(
             Vertx vertx,
@@ -78,6 +79,23 @@ public final class KvChunkSender {
     }
 
     private void pump() {
+        if (pumping) {
+            return; // a write completed inside the loop below, which goes on from here
+        }
+        pumping = true;
+        try {
+            sendWhatTheWindowAllows();
+        } finally {
+            pumping = false;
+        }
+    }
+
+    /**
+     * A write to a local consumer completes at once, inside {@code write}: its callback must not call back
+     * into the loop (a frame per chunk overflowed the stack for large caches in small chunks), so it only
+     * frees its place and this loop takes the next chunk.
+     */
+    private void sendWhatTheWindowAllows() {
         int lastIndex = chunks.size() - 1;
         while (!failed && next < lastIndex && inFlight < window) {
             int index = next++;

@@ -14,7 +14,9 @@ import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -67,6 +69,35 @@ class KvChunkSenderTest {
             assertEquals(i == 19, chunk.last());
             assertEquals(chunks.get(i), chunk.payload());
         }
+    }
+
+    /**
+     * Writes that complete at once (a local consumer) must not recurse one stack frame per chunk: a large
+     * cache in small chunks overflowed the stack, the event loop's task died and the transfer hung.
+     */
+    @Test
+    void aTransferOfManyChunksDoesNotRecursePerChunk() throws Exception {
+        int n = 200_000;
+        int[] count = new int[1];
+        vertx.eventBus()
+                .<Buffer>consumer("kv.test", m -> {
+                    count[0]++;
+                    if (KvChunk.fromMessage(m.headers(), m.body()).last()) {
+                        m.reply(new JsonObject().put("chunks", count[0]));
+                    }
+                })
+                .completion()
+                .await();
+        List<Buffer> chunks = new ArrayList<>(n);
+        Buffer one = Buffer.buffer("kv");
+        for (int i = 0; i < n; i++) {
+            chunks.add(one);
+        }
+        Message<JsonObject> reply = sendOnContext(chunks, 64, 60_000)
+                .toCompletionStage()
+                .toCompletableFuture()
+                .get(60, TimeUnit.SECONDS);
+        assertEquals(n, reply.body().getInteger("chunks"));
     }
 
     @ParameterizedTest

@@ -82,7 +82,8 @@ public final class EngineBenchCommand implements Callable<Integer> {
             return 2;
         }
         System.out.println("engine bench: " + engine.info().name() + " "
-                + engine.info().config() + ", " + Runtime.getRuntime().availableProcessors() + " cores");
+                + engine.info().config() + ", " + Runtime.getRuntime().availableProcessors() + " cores, matmul: "
+                + ReferenceEngine.matmulKernel());
         EngineBench.Result result = new EngineBench(engine, tokens).run(List.copyOf(batches), System.out);
         if (out != null) {
             Files.createDirectories(out);

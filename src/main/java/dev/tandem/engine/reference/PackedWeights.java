@@ -1,12 +1,11 @@
 package dev.tandem.engine.reference;
 
-import static dev.tandem.engine.reference.TransformerMath.rowBlocks;
-
 import dev.tandem.engine.ModelConfig;
 
 /**
- * The weights laid out for compute: every matrix in blocks of rows, each block by column (see
- * {@link TransformerMath#rowBlocks}), the embedding kept row-major for lookups. Immutable.
+ * The weights laid out for compute: every matrix in blocks of rows as {@link MatmulKernel#ACTIVE} reads
+ * them (by column, see {@link TransformerMath#rowBlocks}, or by strips of rows for the vector kernel),
+ * the embedding kept row-major for lookups. Immutable.
  */
 final class PackedWeights {
     final ModelConfig config;
@@ -40,12 +39,16 @@ final class PackedWeights {
         w13 = new float[layers][][][];
         w2 = new float[layers][][][];
         for (int l = 0; l < layers; l++) {
-            wqkv[l] = rowBlocks(stack(w.wq[l], w.wk[l], w.wv[l]), dim + 2 * kvDim, dim);
-            wo[l] = rowBlocks(w.wo[l], dim, dim);
-            w13[l] = rowBlocks(stack(w.w1[l], w.w3[l]), 2 * hidden, dim);
-            w2[l] = rowBlocks(w.w2[l], dim, hidden);
+            wqkv[l] = pack(stack(w.wq[l], w.wk[l], w.wv[l]), dim + 2 * kvDim, dim);
+            wo[l] = pack(w.wo[l], dim, dim);
+            w13[l] = pack(stack(w.w1[l], w.w3[l]), 2 * hidden, dim);
+            w2[l] = pack(w.w2[l], dim, hidden);
         }
-        classifier = rowBlocks(w.classifier, c.vocabSize(), dim);
+        classifier = pack(w.classifier, c.vocabSize(), dim);
+    }
+
+    private static float[][][] pack(float[] w, int d, int n) {
+        return MatmulKernel.ACTIVE.pack(w, d, n);
     }
 
     /** Row-major matrices of the same width, one under the other. */

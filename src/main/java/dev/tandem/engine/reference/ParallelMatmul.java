@@ -5,11 +5,11 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
 
 /**
- * {@link TransformerMath#matmulBlocks} split by output rows over a few threads. Decode is bound by
- * reading the weights, and one core cannot draw all of a machine's memory bandwidth: each thread
- * streams its own rows of every column. Every output is computed by exactly the operations of the
- * single-threaded form, so results stay bit-identical. Products too small to gain from a hand-off
- * (the built-in model's) run on the caller's thread.
+ * {@link TransformerMath#matmulBlocks} ({@link MatmulKernel#ACTIVE}'s implementation) split by output
+ * rows over a few threads. Decode is bound by reading the weights, and one core cannot draw all of a
+ * machine's memory bandwidth: each thread streams its own rows of every column. Every output is
+ * computed by exactly the operations of the single-threaded form, so results stay bit-identical.
+ * Products too small to gain from a hand-off (the built-in model's) run on the caller's thread.
  */
 final class ParallelMatmul {
     /** Multiply-adds below which a product stays on one thread (a hand-off costs a few microseconds). */
@@ -17,11 +17,13 @@ final class ParallelMatmul {
 
     private final ForkJoinPool pool;
     private final int threads;
+    private final MatmulKernel kernel;
 
     /** @param threads how many threads one product may use, the caller's included (1: never split) */
     ParallelMatmul(int threads) {
         this.threads = Math.max(1, threads);
         this.pool = this.threads > 1 ? SharedPool.POOL : null;
+        this.kernel = MatmulKernel.ACTIVE;
     }
 
     /** Decode threads shared by every engine of the JVM: workers of one node take turns on them. */
@@ -41,7 +43,7 @@ final class ParallelMatmul {
     void matmulBlocks(float[][] out, float[][] x, float[][][] blocks, int n, int d, int batch) {
         int blockCount = (d + TransformerMath.BLOCK_ROWS - 1) / TransformerMath.BLOCK_ROWS;
         if (pool == null || (long) n * d * batch < MIN_PARALLEL_WORK) {
-            TransformerMath.matmulBlocks(out, x, blocks, n, 0, d, batch);
+            kernel.matmulBlocks(out, x, blocks, n, 0, d, batch);
             return;
         }
         if (blockCount < 2 && batch >= 2) {
@@ -50,13 +52,13 @@ final class ParallelMatmul {
             // computes its sequences exactly as the whole batch would.
             forRanges(
                     batch,
-                    (b0, b1) -> TransformerMath.matmulBlocks(
+                    (b0, b1) -> kernel.matmulBlocks(
                             Arrays.copyOfRange(out, b0, b1), Arrays.copyOfRange(x, b0, b1), blocks, n, 0, d, b1 - b0));
             return;
         }
         int shares = Math.min(threads, blockCount);
         if (shares < 2) {
-            TransformerMath.matmulBlocks(out, x, blocks, n, 0, d, batch);
+            kernel.matmulBlocks(out, x, blocks, n, 0, d, batch);
             return;
         }
         // Shares of whole blocks.
@@ -66,9 +68,9 @@ final class ParallelMatmul {
         for (int r0 = step; r0 < d; r0 += step) {
             int from = r0;
             int to = Math.min(d, r0 + step);
-            others[forked++] = pool.submit(() -> TransformerMath.matmulBlocks(out, x, blocks, n, from, to, batch));
+            others[forked++] = pool.submit(() -> kernel.matmulBlocks(out, x, blocks, n, from, to, batch));
         }
-        TransformerMath.matmulBlocks(out, x, blocks, n, 0, Math.min(step, d), batch);
+        kernel.matmulBlocks(out, x, blocks, n, 0, Math.min(step, d), batch);
         for (int i = 0; i < forked; i++) {
             others[i].join();
         }

@@ -94,6 +94,14 @@ public final class ReferenceEngine implements Engine {
         return ModelWeights.random(BUILTIN_CONFIG, BUILTIN_SEED);
     }
 
+    /**
+     * Which matrix product this JVM runs: "vector (N-bit)" when started with {@code --add-modules
+     * jdk.incubator.vector}, else "scalar". Results are the same bits either way.
+     */
+    public static String matmulKernel() {
+        return MatmulKernel.ACTIVE.describe();
+    }
+
     @Override
     public ModelInfo info() {
         return info;

@@ -48,7 +48,8 @@ class ParallelMatmulTest {
         for (float[] row : out) {
             java.util.Arrays.fill(row, Float.NaN); // every row must be written
         }
-        new ParallelMatmul(threads).matmulBlocks(out, x, blocks, n, d, batch);
+        // in the layout of the kernel it runs (the vector kernel's differs)
+        new ParallelMatmul(threads).matmulBlocks(out, x, MatmulKernel.ACTIVE.pack(w, d, n), n, d, batch);
         for (int b = 0; b < batch; b++) {
             for (int i = 0; i < d; i++) {
                 assertEquals(

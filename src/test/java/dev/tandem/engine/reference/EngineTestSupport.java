@@ -36,4 +36,22 @@ final class EngineTestSupport {
         }
         return out;
     }
+
+    /** {@code count} floats drawn uniformly from [-1, 1). */
+    static float[] uniform(dev.tandem.engine.SplitMix64 rng, int count) {
+        float[] v = new float[count];
+        for (int i = 0; i < count; i++) {
+            v[i] = rng.nextFloat() * 2 - 1;
+        }
+        return v;
+    }
+
+    /** {@code rows} rows of {@code n} floats drawn uniformly from [-1, 1). */
+    static float[][] uniform(dev.tandem.engine.SplitMix64 rng, int rows, int n) {
+        float[][] x = new float[rows][];
+        for (int b = 0; b < rows; b++) {
+            x[b] = uniform(rng, n);
+        }
+        return x;
+    }
 }

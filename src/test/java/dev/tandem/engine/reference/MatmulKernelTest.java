@@ -86,17 +86,9 @@ class MatmulKernelTest {
 
     private static void assertSameBits(MatmulKernel kernel, int n, int d, int batch, int r0, int r1) {
         SplitMix64 rng = new SplitMix64(17L * n + 3L * d + batch);
-        float[] w = new float[n * d];
-        for (int i = 0; i < w.length; i++) {
-            w[i] = rng.nextFloat() * 2 - 1;
-        }
+        float[] w = EngineTestSupport.uniform(rng, n * d);
         float[][][] blocks = TransformerMath.rowBlocks(w, d, n);
-        float[][] x = new float[batch][n];
-        for (float[] row : x) {
-            for (int j = 0; j < n; j++) {
-                row[j] = rng.nextFloat() * 2 - 1;
-            }
-        }
+        float[][] x = EngineTestSupport.uniform(rng, batch, n);
         x[0][n - 1] = -0.0f; // a signed zero product: the sums must start at +0 as the scalar ones do
         float[][] expected = new float[batch][d];
         TransformerMath.matmulBlocks(expected, x, blocks, n, d, batch);

@@ -31,17 +31,9 @@ class ParallelMatmulTest {
     @MethodSource("shapes")
     void splittingByRowsOrSequencesChangesNoBit(int n, int d, int batch, int threads) {
         SplitMix64 rng = new SplitMix64(7L * n + d);
-        float[] w = new float[n * d];
-        for (int i = 0; i < w.length; i++) {
-            w[i] = rng.nextFloat() * 2 - 1;
-        }
+        float[] w = EngineTestSupport.uniform(rng, n * d);
         float[][][] blocks = TransformerMath.rowBlocks(w, d, n);
-        float[][] x = new float[batch][n];
-        for (float[] row : x) {
-            for (int j = 0; j < n; j++) {
-                row[j] = rng.nextFloat() * 2 - 1;
-            }
-        }
+        float[][] x = EngineTestSupport.uniform(rng, batch, n);
         float[][] expected = new float[batch][d];
         TransformerMath.matmulBlocks(expected, x, blocks, n, d, batch);
         float[][] out = new float[batch][d];

@@ -49,6 +49,13 @@ public final class TestNodes {
         return sb.append(decoder.flush()).toString();
     }
 
+    /** An embedded node (router and workers in one JVM) whose router already sees all its workers. */
+    public static TandemNode startEmbedded(TandemConfig config, int prefill, int decode) {
+        TandemNode node = TandemNode.start(config, TandemNode.Plan.embedded(prefill, decode));
+        awaitWorkers(node.router(), prefill, decode);
+        return node;
+    }
+
     /** Waits until the router sees the given number of workers of each role. */
     public static void awaitWorkers(RouterVerticle router, int prefill, int decode) {
         awaitTrue(

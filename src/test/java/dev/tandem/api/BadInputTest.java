@@ -40,8 +40,7 @@ class BadInputTest {
         TandemConfig config = TestNodes.config();
         config = config.withHttp(config.http().withMaxBodyBytes(BODY_LIMIT))
                 .withWorker(config.worker().withMaxKvTransferBytes(KV_LIMIT));
-        node = TandemNode.start(config, TandemNode.Plan.embedded(2, 2));
-        TestNodes.awaitWorkers(node.router(), 2, 2);
+        node = TestNodes.startEmbedded(config, 2, 2);
         http = new HttpTestClient(node.router().httpPort());
     }
 

@@ -39,8 +39,7 @@ public class EmbeddedServingTest {
     @BeforeAll
     void start() {
         TandemConfig config = TestNodes.config();
-        node = TandemNode.start(config, TandemNode.Plan.embedded(2, 2));
-        TestNodes.awaitWorkers(node.router(), 2, 2);
+        node = TestNodes.startEmbedded(config, 2, 2);
         http = new HttpTestClient(node.router().httpPort());
     }
 

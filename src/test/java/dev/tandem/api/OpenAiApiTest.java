@@ -32,8 +32,7 @@ class OpenAiApiTest {
 
     @BeforeAll
     void start() {
-        node = TandemNode.start(TestNodes.config(), TandemNode.Plan.embedded(1, 1));
-        TestNodes.awaitWorkers(node.router(), 1, 1);
+        node = TestNodes.startEmbedded(TestNodes.config(), 1, 1);
         http = new HttpTestClient(node.router().httpPort());
     }
 

@@ -38,8 +38,7 @@ class RequestFuzzTest {
 
     @BeforeAll
     void start() {
-        node = TandemNode.start(TestNodes.config(), TandemNode.Plan.embedded(2, 2));
-        TestNodes.awaitWorkers(node.router(), 2, 2);
+        node = TestNodes.startEmbedded(TestNodes.config(), 2, 2);
         http = new HttpTestClient(node.router().httpPort());
     }
 

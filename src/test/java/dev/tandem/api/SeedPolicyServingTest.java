@@ -32,8 +32,7 @@ class SeedPolicyServingTest {
     void start() {
         TandemConfig base = TestNodes.config();
         TandemConfig config = base.withRouter(base.router().withPolicy("seed"));
-        node = TandemNode.start(config, TandemNode.Plan.embedded(2, 2));
-        TestNodes.awaitWorkers(node.router(), 2, 2);
+        node = TestNodes.startEmbedded(config, 2, 2);
         http = new HttpTestClient(node.router().httpPort());
     }
 

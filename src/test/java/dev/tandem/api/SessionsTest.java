@@ -24,8 +24,7 @@ class SessionsTest {
     @BeforeAll
     void start() {
         TandemConfig config = TestNodes.config();
-        node = TandemNode.start(config, TandemNode.Plan.embedded(1, 2));
-        TestNodes.awaitWorkers(node.router(), 1, 2);
+        node = TestNodes.startEmbedded(config, 1, 2);
         http = new HttpTestClient(node.router().httpPort());
     }
 

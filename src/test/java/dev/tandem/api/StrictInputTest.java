@@ -33,8 +33,7 @@ class StrictInputTest {
 
     @BeforeAll
     void start() {
-        node = TandemNode.start(TestNodes.config(), TandemNode.Plan.embedded(1, 1));
-        TestNodes.awaitWorkers(node.router(), 1, 1);
+        node = TestNodes.startEmbedded(TestNodes.config(), 1, 1);
         port = node.router().httpPort();
         http = new HttpTestClient(port);
     }

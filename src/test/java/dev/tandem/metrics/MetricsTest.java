@@ -31,8 +31,7 @@ class MetricsTest {
 
     @BeforeAll
     void serveAndScrape() {
-        node = TandemNode.start(TestNodes.config(), TandemNode.Plan.embedded(2, 2));
-        TestNodes.awaitWorkers(node.router(), 2, 2);
+        node = TestNodes.startEmbedded(TestNodes.config(), 2, 2);
         http = new HttpTestClient(node.router().httpPort());
         for (int i = 0; i < REQUESTS; i++) {
             // Requests 0-2 start sessions, 3-5 repeat them: three affinity misses, then three hits.

@@ -3,8 +3,6 @@ package dev.tandem.worker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.TestNodes;
-import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.KvCache;
 import dev.tandem.protocol.Addresses;
@@ -37,9 +35,7 @@ class KvAckDuringStepTest {
 
     @Test
     void kvIsAcknowledgedWhileTheBatchStepComputes() {
-        TandemConfig config = TestNodes.config();
-        config = config.withModel(config.model().withPacing(STEP_MICROS, 0));
-        pair = WorkerPairNode.start(config);
+        pair = WorkerPairNode.startPaced(STEP_MICROS, 0);
         Engine engine = pair.node.engine();
         var bus = pair.node.vertx().eventBus();
         int[] prompt = engine.tokenizer().encode("a batch whose step is slow", true);

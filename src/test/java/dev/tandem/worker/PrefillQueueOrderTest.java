@@ -3,8 +3,6 @@ package dev.tandem.worker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.TestNodes;
-import dev.tandem.config.TandemConfig;
 import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,9 +31,8 @@ class PrefillQueueOrderTest {
 
     @Test
     void eachPromptIsAnsweredWhenItsOwnPrefillIsDone() {
-        TandemConfig config = TestNodes.config();
         int[] prompt = {256, 72, 105, 33};
-        pair = WorkerPairNode.start(config.withModel(config.model().withPacing(0, PREFILL_MS * 1000 / prompt.length)));
+        pair = WorkerPairNode.startPaced(0, PREFILL_MS * 1000 / prompt.length);
         ConcurrentHashMap<Long, Long> answeredAt = new ConcurrentHashMap<>();
         List<Future<?>> replies = new ArrayList<>();
         for (long id = 1; id <= 4; id++) {

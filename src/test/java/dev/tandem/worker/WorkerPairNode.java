@@ -27,7 +27,10 @@ final class WorkerPairNode implements AutoCloseable {
         this.node = node;
     }
 
-    static WorkerPairNode start(TandemConfig config) {
+    /** A pair on the test model, paced like an accelerator (see {@link dev.tandem.engine.PacedEngine}). */
+    static WorkerPairNode startPaced(long decodeStepMicros, long prefillMicrosPerToken) {
+        TandemConfig config = TestNodes.config();
+        config = config.withModel(config.model().withPacing(decodeStepMicros, prefillMicrosPerToken));
         TandemNode node = TandemNode.start(config, new TandemNode.Plan(false, List.of(PREFILL), List.of(DECODE)));
         TestNodes.awaitTrue(
                 () -> !node.prefillWorkers().isEmpty() && !node.decodeWorkers().isEmpty(),

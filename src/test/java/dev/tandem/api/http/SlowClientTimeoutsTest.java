@@ -47,8 +47,7 @@ class SlowClientTimeoutsTest {
         TandemConfig config = TestNodes.config();
         config = config.withHttp(config.http().withTimeouts(IDLE_MS, READ_MS))
                 .withBridge(config.bridge().withTcpPort(0).withTimeouts(IDLE_MS, READ_MS));
-        node = TandemNode.start(config, TandemNode.Plan.embedded(1, 1));
-        TestNodes.awaitWorkers(node.router(), 1, 1);
+        node = TestNodes.startEmbedded(config, 1, 1);
         httpPort = node.router().httpPort();
         bridgePort = node.router().bridge().tcpPort();
     }

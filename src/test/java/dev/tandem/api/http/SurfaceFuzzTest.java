@@ -54,8 +54,7 @@ class SurfaceFuzzTest {
         TandemConfig config = TestNodes.config();
         config = config.withHttp(config.http().withMaxBodyBytes(16_384))
                 .withBridge(config.bridge().withTcpPort(0).withMaxFrameBytes(MAX_FRAME));
-        node = TandemNode.start(config, TandemNode.Plan.embedded(1, 1));
-        TestNodes.awaitWorkers(node.router(), 1, 1);
+        node = TestNodes.startEmbedded(config, 1, 1);
         httpPort = node.router().httpPort();
         bridgePort = node.router().bridge().tcpPort();
     }

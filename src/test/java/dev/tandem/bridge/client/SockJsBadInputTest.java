@@ -37,8 +37,7 @@ class SockJsBadInputTest {
     void start() {
         TandemConfig config = TestNodes.config();
         config = config.withHttp(config.http().withMaxBodyBytes(MAX_MESSAGE));
-        node = TandemNode.start(config, TandemNode.Plan.embedded(1, 1));
-        TestNodes.awaitWorkers(node.router(), 1, 1);
+        node = TestNodes.startEmbedded(config, 1, 1);
         port = node.router().httpPort();
     }
 

@@ -36,8 +36,7 @@ class TcpBridgeApiKeyTest {
         TandemConfig config = TestNodes.config();
         config = config.withHttp(config.http().withApiKeys(List.of(KEY)).withMetricsPublic(false))
                 .withBridge(config.bridge().withTcpPort(0));
-        node = TandemNode.start(config, TandemNode.Plan.embedded(1, 1));
-        TestNodes.awaitWorkers(node.router(), 1, 1);
+        node = TestNodes.startEmbedded(config, 1, 1);
         port = node.router().bridge().tcpPort();
         http = new HttpTestClient(node.router().httpPort());
     }

@@ -10,8 +10,11 @@ interface MatmulKernel {
     /** The row-major d × n matrix w in this kernel's layout, blocks of {@link TransformerMath#BLOCK_ROWS} rows. */
     float[][][] pack(float[] w, int d, int n);
 
-    /** The products over a matrix from {@link #pack}. */
+    /** The products over a matrix from {@link #pack}, output rows [r0, r1): multiples of {@link #rowUnit} or d. */
     void matmulBlocks(float[][] out, float[][] x, float[][][] blocks, int n, int r0, int r1, int batch);
+
+    /** The rows a range of {@link #matmulBlocks} starts and ends on (the matrix's end aside). */
+    int rowUnit();
 
     /** Which implementation runs, for benchmark output: "scalar" or "vector (512-bit)". */
     String describe();
@@ -26,6 +29,11 @@ interface MatmulKernel {
         @Override
         public void matmulBlocks(float[][] out, float[][] x, float[][][] blocks, int n, int r0, int r1, int batch) {
             TransformerMath.matmulBlocks(out, x, blocks, n, r0, r1, batch);
+        }
+
+        @Override
+        public int rowUnit() {
+            return TransformerMath.BLOCK_ROWS;
         }
 
         @Override

@@ -15,6 +15,12 @@ final class ParallelMatmul {
     /** Multiply-adds below which a product stays on one thread (a hand-off costs a few microseconds). */
     static final long MIN_PARALLEL_WORK = 1L << 18;
 
+    /** Multiply-adds from which a product is split over {@link SpinningPartners} (no wake-up to pay). */
+    static final long MIN_PARTNER_WORK = 1L << 16;
+
+    /** Multiply-adds a piece of a partner-split product aims at (~10 µs): enough pieces to balance. */
+    static final long PIECE_WORK = 1L << 15;
+
     private final ForkJoinPool pool;
     private final int threads;
     private final MatmulKernel kernel;
@@ -23,8 +29,11 @@ final class ParallelMatmul {
     ParallelMatmul(int threads) {
         this.threads = Math.max(1, threads);
         this.pool = this.threads > 1 ? SharedPool.POOL : null;
+        this.partners = this.threads > 1 ? SharedPool.PARTNERS : null;
         this.kernel = MatmulKernel.ACTIVE;
     }
+
+    private final SpinningPartners partners;
 
     /** Decode threads shared by every engine of the JVM: workers of one node take turns on them. */
     private static final class SharedPool {
@@ -38,11 +47,23 @@ final class ParallelMatmul {
                 },
                 null,
                 false);
+
+        /** Up to three partners: a few cores draw most of a socket's bandwidth, and partners spin. */
+        static final SpinningPartners PARTNERS = new SpinningPartners(
+                Math.min(Runtime.getRuntime().availableProcessors(), 4) - 1, "tandem-matmul-partner");
     }
 
     void matmulBlocks(float[][] out, float[][] x, float[][][] blocks, int n, int d, int batch) {
         int blockCount = (d + TransformerMath.BLOCK_ROWS - 1) / TransformerMath.BLOCK_ROWS;
-        if (pool == null || (long) n * d * batch < MIN_PARALLEL_WORK) {
+        long work = (long) n * d * batch;
+        if (pool == null || work < MIN_PARTNER_WORK) {
+            kernel.matmulBlocks(out, x, blocks, n, 0, d, batch);
+            return;
+        }
+        if ((batch == 1 || blockCount >= 2) && byPartners(out, x, blocks, n, d, batch)) {
+            return;
+        }
+        if (work < MIN_PARALLEL_WORK) {
             kernel.matmulBlocks(out, x, blocks, n, 0, d, batch);
             return;
         }
@@ -74,6 +95,18 @@ final class ParallelMatmul {
         for (int i = 0; i < forked; i++) {
             others[i].join();
         }
+    }
+
+    /** Rows split in pieces over the caller and the spinning partners; false if they are busy or it is one piece. */
+    private boolean byPartners(float[][] out, float[][] x, float[][][] blocks, int n, int d, int batch) {
+        int unit = kernel.rowUnit();
+        long unitWork = (long) unit * n * batch;
+        int rows = (int) Math.max(1, (PIECE_WORK + unitWork - 1) / unitWork) * unit;
+        int pieces = (d + rows - 1) / rows;
+        return pieces >= 2
+                && partners.run(
+                        pieces,
+                        i -> kernel.matmulBlocks(out, x, blocks, n, i * rows, Math.min(d, i * rows + rows), batch));
     }
 
     /** What runs on a range {@code [from, to)} of a batch's sequences. */

@@ -64,11 +64,18 @@ final class VectorMatmul implements MatmulKernel {
         return blocks;
     }
 
+    /** A strip: ranges may split a block between strips (BLOCK_ROWS is a multiple of 2V). */
+    @Override
+    public int rowUnit() {
+        return 2 * V;
+    }
+
     @Override
     public void matmulBlocks(float[][] out, float[][] x, float[][][] blocks, int n, int r0, int r1, int batch) {
         for (int k = r0 / BLOCK_ROWS; k * BLOCK_ROWS < r1; k++) {
             float[][] parts = blocks[k];
-            for (int s = 0; s < parts.length; s++) {
+            int first = Math.max(0, r0 - k * BLOCK_ROWS) / (2 * V);
+            for (int s = first; s < parts.length && k * BLOCK_ROWS + s * 2 * V < r1; s++) {
                 float[] p = parts[s];
                 int at = k * BLOCK_ROWS + s * 2 * V;
                 if (p.length != 2 * V * n) {

@@ -64,6 +64,20 @@ class MatmulKernelTest {
         }
     }
 
+    /** Ranges on the kernel's row unit, inside a block or across two (how the partners split one stream). */
+    @Test
+    void aRangeOfRowUnitsWritesOnlyItsRows() {
+        MatmulKernel vector = vectorKernel();
+        assumeTrue(vector != null, "no jdk.incubator.vector, or vectors under 256 bits");
+        int unit = vector.rowUnit();
+        assertEquals(0, BLOCK_ROWS % unit, "a block must split on row units");
+        int d = 2 * BLOCK_ROWS + unit + 7; // the last block ends with a narrower strip
+        assertSameBits(vector, 45, d, 1, unit, 5 * unit);
+        assertSameBits(vector, 45, d, 3, BLOCK_ROWS - unit, BLOCK_ROWS + 2 * unit);
+        assertSameBits(vector, 45, d, 1, 2 * BLOCK_ROWS + unit, d);
+        assertSameBits(vector, 45, d, 2, 2 * BLOCK_ROWS, 2 * BLOCK_ROWS + unit);
+    }
+
     @Test
     void theVectorKernelIsChosenWhenTheModuleIsPresentUnlessScalarIsAsked() {
         assertSame(MatmulKernel.SCALAR, MatmulKernel.select("scalar"));

@@ -10,7 +10,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Rows split over threads give exactly the single-threaded products: every output row, for every
- * split (shares of uneven size, a last share shorter than the rest, more threads than the machine has).
+ * split (shares of uneven size, a last share shorter than the rest, more threads than the machine has,
+ * pieces on the spinning partners).
  */
 class ParallelMatmulTest {
 
@@ -20,7 +21,10 @@ class ParallelMatmulTest {
                 Arguments.of(288, 32000, 1, 2), // stories15M's classifier: the product that dominates decode
                 Arguments.of(288, 768, 16, 2), // one block of rows: the batch splits by sequence
                 Arguments.of(768, 288, 5, 2), // by sequence, shares of uneven size
-                Arguments.of(288, 2000, 1, 2), // one block and one sequence: nothing to split
+                Arguments.of(288, 2000, 1, 2), // one block, one sequence: split by strips (vector kernel) or not at all
+                Arguments.of(288, 864, 1, 2), // stories15M's wqkv for one stream: pieces over the partners
+                Arguments.of(768, 288, 1, 2), // its w2: pieces of uneven size
+                Arguments.of(288, 1000, 1, 4), // a last strip narrower than the others
                 Arguments.of(288, 32000, 3, 2), // the classifier for a batch: whole blocks
                 Arguments.of(768, 288, 4, 3),
                 Arguments.of(513, 1000, 3, 7), // d not a multiple of 16, shares of uneven size

@@ -6,6 +6,7 @@ import dev.tandem.engine.Sampler;
 import io.vertx.core.json.JsonObject;
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -13,7 +14,9 @@ import java.util.TreeMap;
 /**
  * The reference engine's decode speed, as {@code tandem bench engine} reports it: one stream, then
  * batches of several streams decoded together (one {@link Engine#decodeStep} per token of each), on
- * prompts of a few tokens, greedy. Prefill is not timed; a warm-up round lets the JIT compile first.
+ * prompts of a few tokens, greedy. Prefill is not timed. Warm-up rounds let the JIT compile first (one
+ * stream only reached its steady speed on the second round of 200 tokens), and each figure is the
+ * median of a few runs: on this shared 2-core machine two runs of the same code differ by up to 30%.
  */
 public final class EngineBench {
 
@@ -37,24 +40,44 @@ public final class EngineBench {
 
     private final Engine engine;
     private final int tokensPerStream;
+    private final int repeats;
 
-    /** @param tokensPerStream decode steps per stream (bounded by the context left after the prompt) */
-    public EngineBench(Engine engine, int tokensPerStream) {
+    /**
+     * @param tokensPerStream decode steps per stream (bounded by the context left after the prompt)
+     * @param repeats runs per figure, of which the median is reported
+     */
+    public EngineBench(Engine engine, int tokensPerStream, int repeats) {
         this.engine = engine;
         this.tokensPerStream = tokensPerStream;
+        this.repeats = repeats;
     }
 
     public Result run(List<Integer> batchSizes, PrintStream out) {
-        decodeRate(1); // warm-up: the JIT compiles the math before anything is timed
-        double single = decodeRate(1);
-        out.printf("  1 stream          %10.1f tokens/s%n", single);
+        // warm-up: the JIT compiles the one-stream and the batched products before anything is timed
+        decodeRate(1);
+        decodeRate(1);
+        decodeRate(4);
+        double single = median(1, "1 stream", out);
         Map<Integer, Double> batches = new TreeMap<>();
         for (int size : batchSizes) {
-            double rate = decodeRate(size);
-            batches.put(size, rate);
-            out.printf("  batch of %-4d     %10.1f tokens/s%n", size, rate);
+            batches.put(size, median(size, String.format("batch of %-4d", size), out));
         }
         return new Result(engine.info().name(), single, batches);
+    }
+
+    private double median(int streams, String label, PrintStream out) {
+        double[] runs = new double[repeats];
+        StringBuilder each = new StringBuilder();
+        for (int r = 0; r < repeats; r++) {
+            runs[r] = decodeRate(streams);
+            each.append(each.length() == 0 ? "" : ", ").append(String.format("%.1f", runs[r]));
+        }
+        double[] sorted = runs.clone();
+        Arrays.sort(sorted);
+        int mid = repeats / 2;
+        double median = repeats % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+        out.printf("  %-17s %10.1f tokens/s%s%n", label, median, repeats > 1 ? "   (runs: " + each + ")" : "");
+        return median;
     }
 
     /** Tokens per second of {@code streams} sequences decoded in lockstep. */

@@ -49,6 +49,12 @@ public final class EngineBenchCommand implements Callable<Integer> {
             description = "decode steps per stream (default ${DEFAULT-VALUE}, at most the context allows)")
     int tokens;
 
+    @Option(
+            names = "--repeat",
+            defaultValue = "3",
+            description = "runs per figure; the median is reported (default ${DEFAULT-VALUE})")
+    int repeat;
+
     @Option(names = "--out", description = "directory for summary.json")
     Path out;
 
@@ -59,8 +65,9 @@ public final class EngineBenchCommand implements Callable<Integer> {
             err.println("tandem bench engine: give --model (and --tokenizer), or --write-checkpoint FILE");
             return 2;
         }
-        if (tokens < 1 || batches.stream().anyMatch(b -> b < 1 || b > 1024)) {
-            err.println("tandem bench engine: --tokens must be at least 1 and each batch size 1 to 1024");
+        if (tokens < 1 || repeat < 1 || repeat > 100 || batches.stream().anyMatch(b -> b < 1 || b > 1024)) {
+            err.println(
+                    "tandem bench engine: --tokens must be at least 1, --repeat 1 to 100 and each batch size 1 to 1024");
             return 2;
         }
         Path checkpoint = model;
@@ -84,7 +91,7 @@ public final class EngineBenchCommand implements Callable<Integer> {
         System.out.println("engine bench: " + engine.info().name() + " "
                 + engine.info().config() + ", " + Runtime.getRuntime().availableProcessors() + " cores, matmul: "
                 + ReferenceEngine.matmulKernel());
-        EngineBench.Result result = new EngineBench(engine, tokens).run(List.copyOf(batches), System.out);
+        EngineBench.Result result = new EngineBench(engine, tokens, repeat).run(List.copyOf(batches), System.out);
         if (out != null) {
             Files.createDirectories(out);
             Files.writeString(out.resolve("summary.json"), result.summary().encodePrettily() + "\n");

@@ -58,11 +58,39 @@ class EngineBenchCommandTest {
                 Set.of("2", "3"), summary.getJsonObject("batch_tokens_per_s").fieldNames());
     }
 
+    /** Each figure is the median of its runs, and the runs are printed beside it. */
+    @Test
+    void eachFigureIsTheMedianOfItsRuns() {
+        var bytes = new java.io.ByteArrayOutputStream();
+        EngineBench.Result result = new EngineBench(ReferenceEngine.builtin(16), 4, 3)
+                .run(List.of(2), new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8));
+        String printed = bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
+        var line = java.util.regex.Pattern.compile(
+                "\\s+(1 stream|batch of 2)\\s+([0-9.]+) tokens/s\\s+\\(runs: ([0-9., ]+)\\)");
+        var m = line.matcher(printed);
+        int lines = 0;
+        while (m.find()) {
+            lines++;
+            double[] runs = java.util.Arrays.stream(m.group(3).split(", "))
+                    .mapToDouble(Double::parseDouble)
+                    .sorted()
+                    .toArray();
+            assertEquals(3, runs.length, printed);
+            assertEquals(runs[1], Double.parseDouble(m.group(2)), printed);
+            double reported = m.group(1).equals("1 stream")
+                    ? result.singleTokensPerSecond()
+                    : result.batchTokensPerSecond().get(2);
+            assertEquals(runs[1], reported, 0.051, printed);
+        }
+        assertEquals(2, lines, printed);
+    }
+
     static Stream<Arguments> badRuns() {
         return Stream.of(
                 Arguments.of(List.of(), "--model"),
                 Arguments.of(List.of("--model", dir.resolve("missing.bin").toString()), "no such file"),
                 Arguments.of(List.of("--model", "x.bin", "--tokens", "0"), "--tokens"),
+                Arguments.of(List.of("--model", "x.bin", "--repeat", "0"), "--repeat"),
                 Arguments.of(List.of("--model", "x.bin", "--batches", "4,0"), "batch size"));
     }
 

@@ -3,6 +3,7 @@ package dev.tandem.cluster;
 import com.hazelcast.core.HazelcastInstance;
 import dev.tandem.config.ClusterSettings;
 import dev.tandem.config.RouterSettings;
+import dev.tandem.protocol.KvChunkCodec;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -51,7 +52,10 @@ public final class ClusterNode {
         if (metricsFactory != null) {
             builder.withMetrics(metricsFactory);
         }
-        return builder.buildClustered().map(vertx -> new ClusterNode(vertx, manager, nodeId));
+        return builder.buildClustered().map(vertx -> {
+            KvChunkCodec.register(vertx);
+            return new ClusterNode(vertx, manager, nodeId);
+        });
     }
 
     /** What readiness asks first: null while this node is a cluster member, else why not. */

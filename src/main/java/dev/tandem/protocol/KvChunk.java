@@ -23,6 +23,7 @@ public record KvChunk(long requestId, int index, boolean last, Buffer payload, i
     /** Headers for sending this chunk; the payload is the message body. */
     public DeliveryOptions deliveryOptions() {
         return new DeliveryOptions()
+                .setCodecName(KvChunkCodec.NAME)
                 .addHeader(REQUEST_ID, Long.toString(requestId))
                 .addHeader(INDEX, Integer.toString(index))
                 .addHeader(LAST, Boolean.toString(last))

@@ -8,12 +8,11 @@ import java.util.Set;
 import java.util.WeakHashMap;
 
 /**
- * The wire form of a KV chunk's body: a length, then the bytes. What differs from Vert.x's own Buffer
- * codec is what it does not copy. The receiving node's event bus already made the message a private
- * buffer of its own, so the body is a slice of it, not a third copy; the sender's frame is grown once to
- * its final size, not doubled from 1 KiB; and a local delivery hands over a view of the chunk, which no
- * one writes after it is sent. On {@code tandem bench kv} a byte was copied or allocated about seven
- * times between the two JVMs' sockets; these are three of them.
+ * The wire form of a KV chunk's body: a length, then the bytes, as Vert.x's own Buffer codec writes them.
+ * What differs is what it does not copy. The receiving event bus has already copied the whole message
+ * into a buffer of its own, so the body is a slice of it rather than one more copy; the sender's frame
+ * grows once to its final size instead of doubling from 1 KiB (each doubling a copy of what was written);
+ * and a local delivery hands over a view of the chunk, which no one writes after it is sent.
  *
  * <p>Every node registers it when it joins ({@link #register}); a chunk names it in its delivery options.
  */

@@ -43,7 +43,7 @@ public final class KvChunkCodec implements MessageCodec<Buffer, Buffer> {
     @Override
     public Buffer decodeFromWire(int pos, Buffer wire) {
         int length = wire.getInt(pos);
-        if (length < 0 || pos + 4 + length > wire.length()) {
+        if (length < 0 || pos + 4L + length > wire.length()) {
             throw new ProtocolException("KV chunk body of " + length + " bytes overruns its message");
         }
         return wire.slice(pos + 4, pos + 4 + length);

@@ -27,6 +27,7 @@ import dev.tandem.metrics.RegistryGauges;
 import dev.tandem.metrics.RouterMetrics;
 import dev.tandem.metrics.SchedulingMetrics;
 import dev.tandem.protocol.Addresses;
+import dev.tandem.protocol.FirstToken;
 import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.RouterLoad;
 import dev.tandem.protocol.TokenBatch;
@@ -188,11 +189,20 @@ public final class RouterVerticle extends VerticleBase {
                     }
                 })
                 .completion();
+        Future<Void> firstTokens = vertx.eventBus()
+                .<Object>consumer(Addresses.routerFirstTokens(routerId), m -> {
+                    try {
+                        requests.onFirstToken(FirstToken.CODEC.decode(dev.tandem.protocol.JsonCodec.object(m.body())));
+                    } catch (ProtocolException e) {
+                        LOG.warning("dropping malformed first token: " + e.getMessage());
+                    }
+                })
+                .completion();
         OpenAiRequestParser parser =
                 new OpenAiRequestParser(catalog, config.router().defaultMaxTokens());
         var http = config.http();
         // The bridge first: the SockJS bridge is mounted on the HTTP routes.
-        return Future.all(directory.start(), tokens, loadBoard.start(), prefixIndex.start())
+        return Future.all(directory.start(), tokens, firstTokens, loadBoard.start(), prefixIndex.start())
                 .onSuccess(v -> loadReporter.start())
                 .onSuccess(v -> catalog.refresh())
                 .compose(v -> ClientBridges.start(

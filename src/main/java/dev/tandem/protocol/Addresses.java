@@ -121,6 +121,14 @@ public final class Addresses {
         return ROUTER + routerId + ".tokens";
     }
 
+    /**
+     * A prefill worker's first token, sent as soon as it is computed — ahead of its KV hand-over and of
+     * PREFILL_DONE, which still follows — to the router that asked for it.
+     */
+    public static String routerFirstTokens(String routerId) {
+        return ROUTER + routerId + ".first-token";
+    }
+
     /** Puts a worker into drain ({@code {"draining": true}}) or back into service; the reply is its status. */
     public static String workerDrain(String workerId) {
         return WORKER + workerId + ".drain";

@@ -47,6 +47,8 @@ final class ActiveRequest implements RequestRouter.Handle {
     boolean failedOver;
     /** When the first and the latest token reached the router (0 before the first). */
     long firstTokenNanos;
+    /** The dispatch (attempt) whose first token went out ahead of its PREFILL_DONE; 0 for none. */
+    int earlyFirstToken;
 
     long lastTokenNanos;
     /** When the current decode worker last showed progress (decode started, or a token came). */

@@ -8,8 +8,6 @@ import dev.tandem.protocol.DecodeRequest;
 import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.TokenEvent;
-import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -30,14 +28,12 @@ import java.util.logging.Logger;
  */
 final class RequestLifecycle {
     private static final Logger LOG = Logger.getLogger(RequestLifecycle.class.getName());
-    /** A slow cluster must not hold a finished response back for its affinity record longer than this. */
-    static final long AFFINITY_RECORD_TIMEOUT_MS = 1000;
 
     private final RouterLoop loop;
     private final Dispatcher workers;
     private final ModelSchedulers pairs;
     private final LoadTracker loads;
-    private final SessionAffinity affinity;
+    private final AffinityRecords affinity;
     private final Admission admission;
     private final RouterMetrics metrics;
     private final RouterIdentity identity;
@@ -57,7 +53,7 @@ final class RequestLifecycle {
         this.workers = workers;
         this.pairs = pairs;
         this.loads = loads;
-        this.affinity = affinity;
+        this.affinity = new AffinityRecords(affinity, loop);
         this.admission = admission;
         this.metrics = metrics;
         this.identity = identity;
@@ -134,7 +130,8 @@ final class RequestLifecycle {
                 a.request.sampling(),
                 identity.nodeId(),
                 attempt,
-                choice.decodeCachedBlocks());
+                choice.decodeCachedBlocks(),
+                identity.routerId());
         workers.prefill(a.prefillWorker, request).onComplete(ar -> {
             if (attempt != a.attempt || a.state() != RequestState.PREFILLING) {
                 return; // it ended, moves, or a newer dispatch owns it
@@ -162,7 +159,20 @@ final class RequestLifecycle {
         moveAway(a, decision.avoid(), false);
     }
 
-    /** The KV is on the decode worker: the first token goes out, and the decode worker takes over. */
+    /**
+     * The prefill worker's first token, while its KV is still on the way: it goes out now. Should the KV
+     * then fail to arrive, the retry re-prefills prompt + this token elsewhere, as after any output.
+     */
+    void onFirstToken(ActiveRequest a, int first) {
+        guarded(a, () -> {
+            if (a.earlyFirstToken != a.attempt) {
+                a.earlyFirstToken = a.attempt;
+                emitFirst(a, first, true);
+            }
+        });
+    }
+
+    /** The KV is on the decode worker: the first token goes out (unless it went ahead), and the decode worker takes over. */
     private void onPrefillDone(ActiveRequest a, PrefillDone done) {
         LOG.fine(() -> "request " + a.id + " prefilled: " + done);
         int first = done.firstToken();
@@ -182,21 +192,33 @@ final class RequestLifecycle {
             startDecode(a, first, a.request.maxTokens() - index);
             return;
         }
-        StopCondition.Outcome outcome = a.firstTokenStop.check(first, index + 1);
-        int[] tokens = outcome == StopCondition.Outcome.STOP ? new int[0] : new int[] {first};
-        if (outcome.finished()) {
-            // Done at this token: the KV parked on the decode worker is not needed; free it now.
-            workers.cancelDecode(a.decodeWorker, new CancelRequest(a.id, "finished_at_first_token"));
-            deliver(a, new TokenEvent(a.id, index, tokens, outcome.finishReason(), null));
+        if (a.earlyFirstToken != a.attempt && !emitFirst(a, first, false)) {
             return;
         }
         enter(a, RequestState.DECODING);
         a.lastProgressNanos = loop.nanoTime();
-        deliver(a, new TokenEvent(a.id, index, tokens, null, null));
-        if (a.ended()) {
-            return; // a stop string in the first token ended it
-        }
         startDecode(a, first, a.request.maxTokens() - index);
+    }
+
+    /**
+     * Streams the attempt's first token (at the request's next sequence number); false when it ended the
+     * request. {@code kvMoving}: the KV is still on its way, so the prefill worker is told to drop it too.
+     */
+    private boolean emitFirst(ActiveRequest a, int first, boolean kvMoving) {
+        int index = a.seqOffset;
+        StopCondition.Outcome outcome = a.firstTokenStop.check(first, index + 1);
+        int[] tokens = outcome == StopCondition.Outcome.STOP ? new int[0] : new int[] {first};
+        if (outcome.finished()) {
+            // Done at this token: the KV on (or on its way to) the decode worker is not needed; free it now.
+            if (kvMoving) {
+                workers.cancelPrefill(a.prefillWorker, new CancelRequest(a.id, "finished_at_first_token", a.attempt));
+            }
+            workers.cancelDecode(a.decodeWorker, new CancelRequest(a.id, "finished_at_first_token"));
+            deliver(a, new TokenEvent(a.id, index, tokens, outcome.finishReason(), null));
+            return false;
+        }
+        deliver(a, new TokenEvent(a.id, index, tokens, null, null));
+        return !a.ended(); // a stop string in the first token ended it
     }
 
     private void startDecode(ActiveRequest a, int first, int maxNewTokens) {
@@ -324,7 +346,7 @@ final class RequestLifecycle {
         }
         if (ok) {
             // Recorded before the response ends, so the session's next request already finds it.
-            recordAffinity(a).onComplete(v -> {
+            affinity.record(a).onComplete(v -> {
                 String tail = a.stream.flushText();
                 if (!tail.isEmpty()) {
                     a.sink.onTokens(new int[0], tail);
@@ -340,8 +362,7 @@ final class RequestLifecycle {
 
     /** A worker left: the sessions pinned to it are forgotten (by every router that notices; twice is harmless). */
     void forgetWorker(String workerId) {
-        affinity.forgetWorker(workerId)
-                .onFailure(e -> LOG.log(Level.FINE, "affinity of " + workerId + " not dropped", e));
+        affinity.forgetWorker(workerId);
     }
 
     /** Moves the request to {@code next}, taking and giving back worker loads as the two states hold them. */
@@ -361,23 +382,6 @@ final class RequestLifecycle {
         if (!left.holdsDecode() && next.holdsDecode()) {
             loads.acquire(a.decodeWorker);
         }
-    }
-
-    private Future<Void> recordAffinity(ActiveRequest a) {
-        String session = a.request.affinityKey();
-        if (session == null || a.decodeWorker == null || a.decodeWorker.equals(a.affinityWorker)) {
-            return Future.succeededFuture();
-        }
-        Promise<Void> done = Promise.promise();
-        long timer = loop.setTimer(AFFINITY_RECORD_TIMEOUT_MS, done::tryComplete);
-        affinity.record(session, a.decodeWorker).onComplete(ar -> {
-            loop.cancelTimer(timer);
-            if (ar.failed()) {
-                LOG.log(Level.FINE, "affinity not recorded for request " + a.id, ar.cause());
-            }
-            done.tryComplete();
-        });
-        return done.future();
     }
 
     private void tellWorkers(ActiveRequest a, String reason) {

@@ -4,6 +4,7 @@ import dev.tandem.cluster.RequestIds;
 import dev.tandem.cluster.SessionAffinity;
 import dev.tandem.config.RouterSettings;
 import dev.tandem.metrics.RouterMetrics;
+import dev.tandem.protocol.FirstToken;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.TokenEvent;
 import io.vertx.core.Future;
@@ -112,6 +113,17 @@ public final class RequestRouter {
                     && batch.workerId().equals(a.decodeWorker)) {
                 lifecycle.onDecodeEvent(a, e);
             }
+        }
+    }
+
+    /** A prefill worker's first token, ahead of its PREFILL_DONE: only the current dispatch's prefill worker's counts. */
+    public void onFirstToken(FirstToken t) {
+        ActiveRequest a = lifecycle.get(t.requestId());
+        if (a != null
+                && a.state() == RequestState.PREFILLING
+                && a.attempt == t.attempt()
+                && t.workerId().equals(a.prefillWorker)) {
+            lifecycle.onFirstToken(a, t.token());
         }
     }
 

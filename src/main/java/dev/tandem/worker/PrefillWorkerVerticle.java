@@ -8,6 +8,7 @@ import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.CancelRequest;
+import dev.tandem.protocol.FirstToken;
 import dev.tandem.protocol.ModelCard;
 import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
@@ -183,7 +184,10 @@ public final class PrefillWorkerVerticle extends VerticleBase {
         // The KV is encoded in the same task, right after its prefill: as a task of its own it queued behind
         // every prompt accepted meanwhile (PrefillQueueOrderTest), on a thread of its own it cost two hops.
         compute.<Computed>executeBlocking(() -> computeAndEncode(job), false)
-                .compose(computed -> ship(job, computed))
+                .compose(computed -> {
+                    sendFirstToken(job, computed.prefilled().firstToken());
+                    return ship(job, computed);
+                })
                 .onComplete(ar -> {
                     jobs.remove(request.requestId());
                     if (ar.succeeded() && job.cancelled) {
@@ -202,6 +206,21 @@ public final class PrefillWorkerVerticle extends VerticleBase {
                         replyFailure(message, job, ar.cause());
                     }
                 });
+    }
+
+    /**
+     * The first token goes to the router now, not after the KV's acknowledgement: the time the KV takes to
+     * reach the decode worker is no longer part of the time to first token (PREFILL_DONE still follows).
+     */
+    private void sendFirstToken(Job job, int token) {
+        PrefillRequest r = job.request;
+        if (r.routerId() == null || job.cancelled) {
+            return;
+        }
+        vertx.eventBus()
+                .send(
+                        Addresses.routerFirstTokens(r.routerId()),
+                        FirstToken.CODEC.encode(new FirstToken(r.requestId(), r.attempt(), workerId, token)));
     }
 
     private PromptPrefill.Prefilled computeKv(Job job) {

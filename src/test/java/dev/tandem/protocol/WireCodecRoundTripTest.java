@@ -34,6 +34,13 @@ class WireCodecRoundTripTest {
                         "decode_worker"),
                 Arguments.of("KvAck(need)", KvAck.CODEC, new KvAck(7, 512, 48, 2), "tokens"),
                 Arguments.of(
+                        "PrefillRequest(router id)",
+                        PrefillRequest.CODEC,
+                        new PrefillRequest(5, new int[] {256, 1}, "decode-1", SAMPLING, "node-7", 1, -1, "router-3f"),
+                        "prompt_tokens"),
+                Arguments.of(
+                        "FirstToken", FirstToken.CODEC, new FirstToken(Long.MIN_VALUE, 2, "prefill-1", 31999), "token"),
+                Arguments.of(
                         "PrefillDone(no first token)",
                         PrefillDone.CODEC,
                         new PrefillDone(7, PrefillDone.NO_FIRST_TOKEN, 3, 0, 1500, 0),

@@ -5,6 +5,7 @@ import dev.tandem.config.RouterSettings;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.reference.ByteTokenizer;
 import dev.tandem.metrics.RouterMetrics;
+import dev.tandem.protocol.FirstToken;
 import dev.tandem.protocol.Sampling;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.TokenEvent;
@@ -146,6 +147,12 @@ final class CoreHarness {
     /** Tokens {@code tokens} from decode worker {@code worker} for request {@code id}, at its sequence number {@code seq}. */
     void tokens(String worker, long id, int seq, int... tokens) {
         send(worker, new TokenEvent(id, seq, tokens, null, null));
+    }
+
+    /** A prefill worker's first token for dispatch {@code attempt}, ahead of its PREFILL_DONE. */
+    void firstToken(String worker, long id, int attempt, int token) {
+        router.onFirstToken(new FirstToken(id, attempt, worker, token));
+        loop.runPending();
     }
 
     void finish(String worker, long id, int seq, String reason, int... tokens) {

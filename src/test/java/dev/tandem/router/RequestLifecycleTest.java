@@ -5,6 +5,7 @@ import static dev.tandem.router.EventSequence.range;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.WorkerFailure;
@@ -34,6 +35,64 @@ class RequestLifecycleTest {
                     assertArrayEquals(range(65, 69), r.sink().tokenArray());
                     assertEquals("", h.loads());
                     assertEquals(1, h.outcomes("ok"));
+                }),
+
+                // ---- the first token ahead of the KV: streamed as soon as the prefill computed it ----
+                EventSequence.of("first token ahead of the KV: out at once, not again with PREFILL_DONE", 2, 2, h -> {
+                    var r = h.submit(5);
+                    assertNotNull(
+                            h.workers.prefill(1).message.routerId(), "the prefill worker is told where to send it");
+                    h.firstToken("p1", r.id(), 1, 65);
+                    assertArrayEquals(new int[] {65}, r.sink().tokenArray(), "before the KV's acknowledgement");
+                    assertEquals(0, h.workers.decodeStarts.size(), "the decode waits for the KV");
+                    assertEquals("d1=1,p1=1", h.loads(), "still prefilling");
+                    h.firstToken("p1", r.id(), 1, 65); // a duplicate changes nothing
+                    h.workers.prefillDone(1, 65);
+                    h.loop.runPending();
+                    assertEquals(65, h.workers.decodeStart(1).message.firstToken());
+                    assertEquals(5, h.workers.decodeStart(1).message.maxNewTokens());
+                    h.workers.decodeStart(1).answer.complete();
+                    h.tokens("d1", r.id(), 1, 66, 67);
+                    h.finish("d1", r.id(), 3, "length", 68, 69);
+                    assertArrayEquals(range(65, 69), r.sink().tokenArray(), "65 once");
+                    assertEquals(1, h.outcomes("ok"));
+                }),
+                EventSequence.of("first token ahead, then its KV fails: prompt + that token re-prefilled", 2, 2, h -> {
+                    var r = h.submit(5);
+                    h.firstToken("p1", r.id(), 1, 65);
+                    h.workers.prefill(1).fail(WorkerFailure.GONE);
+                    var second = h.workers.prefill(2);
+                    assertArrayEquals(concat(r.prompt(), range(65, 65)), second.message.promptTokens());
+                    String d = h.decoding(2, 66);
+                    assertEquals(4, h.workers.decodeStart(1).message.maxNewTokens(), "what is left of max_tokens");
+                    h.finish(d, r.id(), 1, "length", 67, 68, 69);
+                    assertArrayEquals(range(65, 69), r.sink().tokenArray(), "no duplicate, no gap");
+                    assertEquals(1, h.outcomes("failed_over"));
+                }),
+                EventSequence.of(
+                        "a first token of a dispatch given up, or from another worker, is dropped", 2, 2, h -> {
+                            var r = h.submit(4);
+                            h.workers.prefill(1).fail(WorkerFailure.GONE);
+                            h.firstToken("p1", r.id(), 1, 99); // the abandoned dispatch, late
+                            h.firstToken("p2", r.id(), 1, 99); // the current worker, an old attempt number
+                            h.firstToken("p1", r.id(), 2, 99); // the current attempt, the wrong worker
+                            assertEquals(0, r.sink().tokenArray().length);
+                            String d = h.decoding(2, 65);
+                            h.finish(d, r.id(), 1, "length", 66, 67, 68);
+                            assertArrayEquals(range(65, 68), r.sink().tokenArray());
+                        }),
+                EventSequence.of("finished at a first token ahead of the KV: both workers drop the KV", 1, 1, h -> {
+                    var r = h.submit(1);
+                    String d = h.workers.prefill(1).message.decodeWorkerId();
+                    h.firstToken("p1", r.id(), 1, 65);
+                    assertEquals("finish:length", r.sink().outcome());
+                    assertArrayEquals(new int[] {65}, r.sink().tokenArray());
+                    assertEquals(List.of("finished_at_first_token:1"), h.workers.cancelsTo("p1"));
+                    assertEquals(List.of("finished_at_first_token"), h.workers.cancelsTo(d));
+                    h.workers.prefillDone(1, 65); // late: the request is over
+                    h.loop.runPending();
+                    assertEquals(0, h.workers.decodeStarts.size(), "nothing to decode");
+                    assertEquals("", h.loads());
                 }),
 
                 // ---- retry before the first token: the client sees nothing of it ----

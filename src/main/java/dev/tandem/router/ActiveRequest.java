@@ -49,6 +49,8 @@ final class ActiveRequest implements RequestRouter.Handle {
     long firstTokenNanos;
     /** The dispatch (attempt) whose first token went out ahead of its PREFILL_DONE; 0 for none. */
     int earlyFirstToken;
+    /** A decode worker acknowledged a KV of this request (a PREFILL_DONE came). */
+    boolean kvLanded;
 
     long lastTokenNanos;
     /** When the current decode worker last showed progress (decode started, or a token came). */
@@ -98,11 +100,12 @@ final class ActiveRequest implements RequestRouter.Handle {
     }
 
     /**
-     * True when running out of workers is overload (429, retry later) rather than an outage: nothing was
-     * streamed yet, and every worker this request gave up on had turned it away for lack of room.
+     * True when running out of workers is overload (429, retry later) rather than an outage: no KV reached
+     * a decode worker yet — nothing was streamed, or only first tokens sent ahead of a KV that was turned
+     * away — and every worker this request gave up on had turned it away for lack of room.
      */
     boolean onlyRefusedForCapacity() {
-        return stream.delivered() == 0
+        return (stream.delivered() == 0 || !kvLanded)
                 && !refusedForCapacity.isEmpty()
                 && refusedForCapacity.containsAll(failedWorkers);
     }

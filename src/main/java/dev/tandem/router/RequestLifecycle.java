@@ -175,6 +175,7 @@ final class RequestLifecycle {
     /** The KV is on the decode worker: the first token goes out (unless it went ahead), and the decode worker takes over. */
     private void onPrefillDone(ActiveRequest a, PrefillDone done) {
         LOG.fine(() -> "request " + a.id + " prefilled: " + done);
+        a.kvLanded = true;
         int first = done.firstToken();
         int index = a.seqOffset;
         if (index == 0) {

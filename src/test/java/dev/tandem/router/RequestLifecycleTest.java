@@ -69,6 +69,13 @@ class RequestLifecycleTest {
                     assertArrayEquals(range(65, 69), r.sink().tokenArray(), "no duplicate, no gap");
                     assertEquals(1, h.outcomes("failed_over"));
                 }),
+                EventSequence.of("first token ahead, then every decode worker full: still overload (429)", 1, 1, h -> {
+                    var r = h.submit(5);
+                    h.firstToken("p1", r.id(), 1, 65);
+                    h.workers.prefill(1).fail(WorkerFailure.OVER_CAPACITY);
+                    assertEquals("error:429 workers_at_capacity", r.sink().outcome(), "no KV ever landed: retry later");
+                    assertEquals("", h.loads());
+                }),
                 EventSequence.of(
                         "a first token of a dispatch given up, or from another worker, is dropped", 2, 2, h -> {
                             var r = h.submit(4);

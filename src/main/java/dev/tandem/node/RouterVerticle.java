@@ -180,24 +180,10 @@ public final class RouterVerticle extends VerticleBase {
                 t -> requests.moveStalled(directory::lastProgressNanos));
         // A worker that leaves hands its requests to others; the listener runs on a Hazelcast thread.
         directory.onRemoved(workerId -> context.runOnContext(v -> requests.onWorkerGone(workerId)));
-        Future<Void> tokens = vertx.eventBus()
-                .<Object>consumer(Addresses.routerTokens(routerId), m -> {
-                    try {
-                        requests.onTokenBatch(TokenBatch.CODEC.decode(dev.tandem.protocol.JsonCodec.object(m.body())));
-                    } catch (ProtocolException e) {
-                        LOG.warning("dropping malformed token batch: " + e.getMessage());
-                    }
-                })
-                .completion();
-        Future<Void> firstTokens = vertx.eventBus()
-                .<Object>consumer(Addresses.routerFirstTokens(routerId), m -> {
-                    try {
-                        requests.onFirstToken(FirstToken.CODEC.decode(dev.tandem.protocol.JsonCodec.object(m.body())));
-                    } catch (ProtocolException e) {
-                        LOG.warning("dropping malformed first token: " + e.getMessage());
-                    }
-                })
-                .completion();
+        Future<Void> tokens =
+                consume(Addresses.routerTokens(routerId), TokenBatch.CODEC, requests::onTokenBatch, "token batch");
+        Future<Void> firstTokens =
+                consume(Addresses.routerFirstTokens(routerId), FirstToken.CODEC, requests::onFirstToken, "first token");
         OpenAiRequestParser parser =
                 new OpenAiRequestParser(catalog, config.router().defaultMaxTokens());
         var http = config.http();
@@ -374,5 +360,22 @@ public final class RouterVerticle extends VerticleBase {
     /** The models this router serves (learned from the registry); null before start. */
     public ModelCatalog models() {
         return catalog;
+    }
+
+    /** A consumer of JSON messages from workers: a malformed one is dropped with a warning, nothing else. */
+    private <T> Future<Void> consume(
+            String address,
+            dev.tandem.protocol.JsonCodec<T> codec,
+            java.util.function.Consumer<T> handler,
+            String what) {
+        return vertx.eventBus()
+                .<Object>consumer(address, m -> {
+                    try {
+                        handler.accept(codec.decode(dev.tandem.protocol.JsonCodec.object(m.body())));
+                    } catch (ProtocolException e) {
+                        LOG.warning("dropping malformed " + what + ": " + e.getMessage());
+                    }
+                })
+                .completion();
     }
 }

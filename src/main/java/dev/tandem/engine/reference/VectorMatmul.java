@@ -7,7 +7,7 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * {@link TransformerMath#matmulBlocks} with the Vector API, blocked in registers: for a strip of two
- * vectors of rows, the sums of up to four sequences stay in registers across all n columns, each weight
+ * vectors of rows, the sums of up to eight sequences stay in registers across all n columns, each weight
  * vector is loaded once for all of them, and each sum is stored once. C2 vectorizes the plain loops one
  * sequence at a time only (re-loading every weight per sequence and every sum per eight columns), and
  * does not vectorize them blocked over sequences.
@@ -84,8 +84,12 @@ final class VectorMatmul implements MatmulKernel {
                 }
                 // the strip (n · 2V floats) stays in L1/L2 while the groups of sequences pass over it
                 int b = 0;
-                for (; b + 4 <= batch; b += 4) {
+                for (; b + 8 <= batch; b += 8) {
+                    strip8(out, x, b, p, n, at);
+                }
+                if (b + 4 <= batch) {
                     strip4(out, x, b, p, n, at);
+                    b += 4;
                 }
                 if (b + 2 <= batch) {
                     strip2(out, x, b, p, n, at);
@@ -110,6 +114,81 @@ final class VectorMatmul implements MatmulKernel {
                 out[b][at + t] = s;
             }
         }
+    }
+
+    /**
+     * A strip's rows for sequences b..b+7: 16 sums in registers (of 32), each weight vector loaded once for
+     * eight sequences — half the strip's passes through L2 of two groups of four.
+     */
+    private static void strip8(float[][] out, float[][] x, int b, float[] p, int n, int at) {
+        float[] x0 = x[b];
+        float[] x1 = x[b + 1];
+        float[] x2 = x[b + 2];
+        float[] x3 = x[b + 3];
+        float[] x4 = x[b + 4];
+        float[] x5 = x[b + 5];
+        float[] x6 = x[b + 6];
+        float[] x7 = x[b + 7];
+        FloatVector lo0 = FloatVector.zero(S);
+        FloatVector hi0 = lo0;
+        FloatVector lo1 = lo0;
+        FloatVector hi1 = lo0;
+        FloatVector lo2 = lo0;
+        FloatVector hi2 = lo0;
+        FloatVector lo3 = lo0;
+        FloatVector hi3 = lo0;
+        FloatVector lo4 = lo0;
+        FloatVector hi4 = lo0;
+        FloatVector lo5 = lo0;
+        FloatVector hi5 = lo0;
+        FloatVector lo6 = lo0;
+        FloatVector hi6 = lo0;
+        FloatVector lo7 = lo0;
+        FloatVector hi7 = lo0;
+        for (int j = 0, i = 0; j < n; j++, i += 2 * V) {
+            FloatVector lo = FloatVector.fromArray(S, p, i);
+            FloatVector hi = FloatVector.fromArray(S, p, i + V);
+            float s = x0[j];
+            lo0 = lo0.add(lo.mul(s));
+            hi0 = hi0.add(hi.mul(s));
+            s = x1[j];
+            lo1 = lo1.add(lo.mul(s));
+            hi1 = hi1.add(hi.mul(s));
+            s = x2[j];
+            lo2 = lo2.add(lo.mul(s));
+            hi2 = hi2.add(hi.mul(s));
+            s = x3[j];
+            lo3 = lo3.add(lo.mul(s));
+            hi3 = hi3.add(hi.mul(s));
+            s = x4[j];
+            lo4 = lo4.add(lo.mul(s));
+            hi4 = hi4.add(hi.mul(s));
+            s = x5[j];
+            lo5 = lo5.add(lo.mul(s));
+            hi5 = hi5.add(hi.mul(s));
+            s = x6[j];
+            lo6 = lo6.add(lo.mul(s));
+            hi6 = hi6.add(hi.mul(s));
+            s = x7[j];
+            lo7 = lo7.add(lo.mul(s));
+            hi7 = hi7.add(hi.mul(s));
+        }
+        lo0.intoArray(out[b], at);
+        hi0.intoArray(out[b], at + V);
+        lo1.intoArray(out[b + 1], at);
+        hi1.intoArray(out[b + 1], at + V);
+        lo2.intoArray(out[b + 2], at);
+        hi2.intoArray(out[b + 2], at + V);
+        lo3.intoArray(out[b + 3], at);
+        hi3.intoArray(out[b + 3], at + V);
+        lo4.intoArray(out[b + 4], at);
+        hi4.intoArray(out[b + 4], at + V);
+        lo5.intoArray(out[b + 5], at);
+        hi5.intoArray(out[b + 5], at + V);
+        lo6.intoArray(out[b + 6], at);
+        hi6.intoArray(out[b + 6], at + V);
+        lo7.intoArray(out[b + 7], at);
+        hi7.intoArray(out[b + 7], at + V);
     }
 
     /** A strip's rows for sequences b..b+3, into out[b..b+3][at, at + 2V). */

@@ -53,7 +53,7 @@ public final class ClusterNode {
             builder.withMetrics(metricsFactory);
         }
         return builder.buildClustered().map(vertx -> {
-            KvChunkCodec.register(vertx);
+            vertx.eventBus().registerCodec(KvChunkCodec.INSTANCE);
             return new ClusterNode(vertx, manager, nodeId);
         });
     }

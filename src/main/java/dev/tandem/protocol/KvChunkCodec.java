@@ -1,11 +1,7 @@
 package dev.tandem.protocol;
 
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.MessageCodec;
-import java.util.Collections;
-import java.util.Set;
-import java.util.WeakHashMap;
 
 /**
  * The wire form of a KV chunk's body: a length, then the bytes, as Vert.x's own Buffer codec writes them.
@@ -14,23 +10,13 @@ import java.util.WeakHashMap;
  * grows once to its final size instead of doubling from 1 KiB (each doubling a copy of what was written);
  * and a local delivery hands over a view of the chunk, which no one writes after it is sent.
  *
- * <p>Every node registers it when it joins ({@link #register}); a chunk names it in its delivery options.
+ * <p>Every node registers it when it joins ({@code ClusterNode}); a chunk names it in its delivery options.
  */
 public final class KvChunkCodec implements MessageCodec<Buffer, Buffer> {
     public static final String NAME = "tandem-kv-chunk";
     public static final KvChunkCodec INSTANCE = new KvChunkCodec();
 
-    private static final Set<Vertx> REGISTERED =
-            Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
-
     private KvChunkCodec() {}
-
-    /** Registers the codec on this Vert.x's event bus, once. */
-    public static void register(Vertx vertx) {
-        if (REGISTERED.add(vertx)) {
-            vertx.eventBus().registerCodec(INSTANCE);
-        }
-    }
 
     @Override
     public void encodeToWire(Buffer wire, Buffer body) {

@@ -1,7 +1,6 @@
 package dev.tandem.worker.kv;
 
 import dev.tandem.protocol.KvChunk;
-import dev.tandem.protocol.KvChunkCodec;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -74,7 +73,6 @@ public final class KvChunkSender {
         if (chunks.isEmpty() || window < 1) {
             throw new IllegalArgumentException("a transfer needs a chunk and a window of 1+");
         }
-        KvChunkCodec.register(vertx); // a node registers it when it joins; a bare Vert.x (tests, benches) here
         KvChunkSender sender = new KvChunkSender(vertx, address, chunks, requestId, attempt, window, ackTimeoutMs);
         sender.pump();
         return sender.done.future();

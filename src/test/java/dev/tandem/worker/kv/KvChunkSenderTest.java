@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.tandem.protocol.KvChunk;
+import dev.tandem.protocol.KvChunkCodec;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -23,6 +24,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** Chunks arrive in order with their headers whatever the window, the last as the request that is answered. */
 class KvChunkSenderTest {
     private final Vertx vertx = Vertx.vertx();
+
+    {
+        vertx.eventBus().registerCodec(KvChunkCodec.INSTANCE); // what a node does when it joins
+    }
 
     @AfterEach
     void close() {

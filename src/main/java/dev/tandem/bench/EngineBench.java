@@ -6,7 +6,6 @@ import dev.tandem.engine.Sampler;
 import io.vertx.core.json.JsonObject;
 import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -72,10 +71,7 @@ public final class EngineBench {
             runs[r] = decodeRate(streams);
             each.append(each.length() == 0 ? "" : ", ").append(String.format("%.1f", runs[r]));
         }
-        double[] sorted = runs.clone();
-        Arrays.sort(sorted);
-        int mid = repeats / 2;
-        double median = repeats % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+        double median = new Percentiles(runs).at(50); // nearest rank, as the other benches' p50
         out.printf("  %-17s %10.1f tokens/s%s%n", label, median, repeats > 1 ? "   (runs: " + each + ")" : "");
         return median;
     }

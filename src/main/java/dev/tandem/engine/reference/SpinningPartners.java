@@ -69,10 +69,6 @@ final class SpinningPartners {
         this.name = name;
     }
 
-    int partners() {
-        return partners;
-    }
-
     /**
      * Runs pieces 0..pieces-1 on this thread and the partners, returning when all have finished; false
      * (nothing run) when the partners are busy with another caller's job or there are none.

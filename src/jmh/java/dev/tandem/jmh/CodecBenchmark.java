@@ -42,7 +42,7 @@ public class CodecBenchmark {
         for (int i = 0; i < prompt.length; i++) {
             prompt[i] = (i * 7919) % 32000;
         }
-        prefill = new PrefillRequest(42L, prompt, "decode-1", new Sampling(0.7, 0.9, 40, 7), "node-1", 1, 3);
+        prefill = new PrefillRequest(42L, prompt, "decode-1", new Sampling(0.7, 0.9, 40, 7), "node-1", 1, 3, null);
         List<TokenEvent> events = new ArrayList<>();
         for (int i = 0; i < 64; i++) {
             events.add(new TokenEvent(1000L + i, 17, new int[] {i * 13}, null, null));

@@ -30,19 +30,8 @@ public record PrefillRequest(
             String decodeWorkerId,
             Sampling sampling,
             String routerNode,
-            int attempt,
-            int decodeCachedBlocks) {
-        this(requestId, promptTokens, decodeWorkerId, sampling, routerNode, attempt, decodeCachedBlocks, null);
-    }
-
-    public PrefillRequest(
-            long requestId,
-            int[] promptTokens,
-            String decodeWorkerId,
-            Sampling sampling,
-            String routerNode,
             int attempt) {
-        this(requestId, promptTokens, decodeWorkerId, sampling, routerNode, attempt, NO_DECODE_CACHE);
+        this(requestId, promptTokens, decodeWorkerId, sampling, routerNode, attempt, NO_DECODE_CACHE, null);
     }
 
     public PrefillRequest(

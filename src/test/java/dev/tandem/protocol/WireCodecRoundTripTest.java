@@ -30,7 +30,7 @@ class WireCodecRoundTripTest {
                 Arguments.of(
                         "PrefillRequest(decode cache)",
                         PrefillRequest.CODEC,
-                        new PrefillRequest(5, new int[] {256, 1, 2}, "decode-1", SAMPLING, "node-7", 2, 3),
+                        new PrefillRequest(5, new int[] {256, 1, 2}, "decode-1", SAMPLING, "node-7", 2, 3, null),
                         "decode_worker"),
                 Arguments.of("KvAck(need)", KvAck.CODEC, new KvAck(7, 512, 48, 2), "tokens"),
                 Arguments.of(

@@ -47,8 +47,6 @@ final class ActiveRequest implements RequestRouter.Handle {
     boolean failedOver;
     /** When the first and the latest token reached the router (0 before the first). */
     long firstTokenNanos;
-    /** The dispatch (attempt) whose first token went out ahead of its PREFILL_DONE; 0 for none. */
-    int earlyFirstToken;
     /** A decode worker acknowledged a KV of this request (a PREFILL_DONE came). */
     boolean kvLanded;
 
@@ -108,6 +106,14 @@ final class ActiveRequest implements RequestRouter.Handle {
         return (stream.delivered() == 0 || !kvLanded)
                 && !refusedForCapacity.isEmpty()
                 && refusedForCapacity.containsAll(failedWorkers);
+    }
+
+    /**
+     * While prefilling: the current dispatch's first token already went out (sent ahead of its KV), since
+     * the stream has gone past where the dispatch started.
+     */
+    boolean firstTokenAhead() {
+        return stream.delivered() > seqOffset;
     }
 
     /** The prompt a (re-)prefill computes: the original prompt followed by every token already delivered. */

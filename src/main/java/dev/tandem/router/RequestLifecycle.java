@@ -165,8 +165,7 @@ final class RequestLifecycle {
      */
     void onFirstToken(ActiveRequest a, int first) {
         guarded(a, () -> {
-            if (a.earlyFirstToken != a.attempt) {
-                a.earlyFirstToken = a.attempt;
+            if (!a.firstTokenAhead()) {
                 emitFirst(a, first, true);
             }
         });
@@ -193,7 +192,7 @@ final class RequestLifecycle {
             startDecode(a, first, a.request.maxTokens() - index);
             return;
         }
-        if (a.earlyFirstToken != a.attempt && !emitFirst(a, first, false)) {
+        if (!a.firstTokenAhead() && !emitFirst(a, first, false)) {
             return;
         }
         enter(a, RequestState.DECODING);

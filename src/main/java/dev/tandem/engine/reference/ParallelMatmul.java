@@ -22,6 +22,7 @@ final class ParallelMatmul {
     static final long PIECE_WORK = 1L << 15;
 
     private final ForkJoinPool pool;
+    private final SpinningPartners partners;
     private final int threads;
     private final MatmulKernel kernel;
 
@@ -32,8 +33,6 @@ final class ParallelMatmul {
         this.partners = this.threads > 1 ? SharedPool.PARTNERS : null;
         this.kernel = MatmulKernel.ACTIVE;
     }
-
-    private final SpinningPartners partners;
 
     /** Decode threads shared by every engine of the JVM: workers of one node take turns on them. */
     private static final class SharedPool {

@@ -51,6 +51,12 @@ public final class KvBenchCommand implements Callable<Integer> {
             description = "chunks on their way to the socket at once (default ${DEFAULT-VALUE}, as the workers send)")
     int window;
 
+    @Option(
+            names = "--warmup-mib",
+            defaultValue = "2048",
+            description = "MiB sent over each path before measuring, for the JIT (default ${DEFAULT-VALUE})")
+    int warmupMib;
+
     @Option(names = "--out", description = "directory for summary.json")
     Path out;
 
@@ -60,8 +66,11 @@ public final class KvBenchCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("tandem bench kv: each size must be 1 to 1024 MiB, --repeats 1 to 100");
             return 2;
         }
-        if (chunkKib < 4 || chunkKib > 65536 || window < 1 || window > 4096) {
-            spec.commandLine().getErr().println("tandem bench kv: --chunk-kib must be 4 to 65536, --window 1 to 4096");
+        if (chunkKib < 4 || chunkKib > 65536 || window < 1 || window > 4096 || warmupMib < 0 || warmupMib > 65536) {
+            spec.commandLine()
+                    .getErr()
+                    .println(
+                            "tandem bench kv: --chunk-kib must be 4 to 65536, --window 1 to 4096, --warmup-mib 0 to 65536");
             return 2;
         }
         String name = "bench-kv-" + UUID.randomUUID().toString().substring(0, 8);
@@ -72,8 +81,9 @@ public final class KvBenchCommand implements Callable<Integer> {
         Process peer = startPeer(name, port);
         try {
             int peerTcp = awaitReady(peer);
-            System.out.println("kv bench: 2 JVMs on loopback, chunks of " + chunkKib + " KiB, median of " + repeats);
-            KvBench.Result result = new KvBench(node.vertx(), peerTcp, chunkKib << 10, repeats, window)
+            System.out.println("kv bench: 2 JVMs on loopback, chunks of " + chunkKib + " KiB, " + warmupMib
+                    + " MiB of warm-up a path, median of " + repeats);
+            KvBench.Result result = new KvBench(node.vertx(), peerTcp, chunkKib << 10, repeats, window, warmupMib)
                     .run(List.copyOf(sizes), System.out);
             if (out != null) {
                 Files.createDirectories(out);

@@ -41,7 +41,8 @@ class KvBenchCommandTest {
                 List.of("--sizes", "0"),
                 List.of("--sizes", "2048"),
                 List.of("--repeats", "0"),
-                List.of("--chunk-kib", "1"));
+                List.of("--chunk-kib", "1"),
+                List.of("--warmup-mib", "-1"));
     }
 
     @ParameterizedTest

@@ -41,7 +41,7 @@ public final class KvBenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--chunk-kib",
-            defaultValue = "256",
+            defaultValue = "252",
             description = "chunk size in KiB (default ${DEFAULT-VALUE}, worker.kv-chunk-bytes' default)")
     int chunkKib;
 

@@ -48,8 +48,15 @@ final class SseCompletionSink extends ClientSink implements SseFlusher.Pending {
         }
     }
 
-    private void event(JsonObject data) {
-        response.write("data: " + data.encode() + "\n\n");
+    private static String event(JsonObject data) {
+        return "data: " + data.encode() + "\n\n";
+    }
+
+    /** The events not yet written, taken: the start of a stream's last write. */
+    private StringBuilder takePending() {
+        StringBuilder out = pending != null ? pending : new StringBuilder();
+        pending = null;
+        return out;
     }
 
     @Override
@@ -80,36 +87,43 @@ final class SseCompletionSink extends ClientSink implements SseFlusher.Pending {
         }
     }
 
+    /**
+     * The stream's remaining events, its last chunk, the usage and {@code [DONE]} go out as one write: each
+     * write of a connection that is not reading is a syscall (and a wake-up of the client), and a decode
+     * step that ends many streams at once made the router's loop pay four of them per stream.
+     */
     @Override
     protected void finished(String finishReason, Usage usage) {
-        writePending();
+        StringBuilder out = takePending();
         if (response.closed()) {
             return;
         }
         open();
         if (first) {
             // Nothing was generated (e.g. the first token was a stop token): chat still opens with the role.
-            event(shape.delta("", new JsonArray(), true));
+            out.append(event(shape.delta("", new JsonArray(), true)));
         }
-        event(shape.last(finishReason));
+        out.append(event(shape.last(finishReason)));
         if (call.includeUsage()) {
-            event(shape.usageChunk(usage));
+            out.append(event(shape.usageChunk(usage)));
         }
-        response.end("data: [DONE]\n\n");
+        response.end(out.append("data: [DONE]\n\n").toString());
     }
 
     @Override
     protected void failed(GenerationFailure failure) {
-        writePending();
+        StringBuilder out = takePending();
         if (response.closed()) {
             return;
         }
-        if (!response.headWritten()) {
+        if (!response.headWritten() && out.isEmpty()) {
             ErrorResponses.send(response, failure);
             return;
         }
         // The stream has started: the error travels as an event, then the stream ends — never a silent cut.
-        event(ErrorBodies.body(failure));
-        response.end("data: [DONE]\n\n");
+        open();
+        response.end(out.append(event(ErrorBodies.body(failure)))
+                .append("data: [DONE]\n\n")
+                .toString());
     }
 }

@@ -131,21 +131,11 @@ final class ActiveRequest implements RequestRouter.Handle {
      */
     String summary(String outcome, long nowNanos) {
         String ttft = firstTokenNanos == 0 ? "-" : Long.toString((firstTokenNanos - startNanos) / 1_000_000);
-        return String.format(
-                "request %d %s: model %s, prefill %s%s, decode %s, attempts %d, prompt %d tokens (cached %d),"
-                        + " generated %d, kv %d bytes, ttft %s ms, %d ms",
-                id,
-                outcome,
-                request.model().name(),
-                prefillWorker,
-                local ? " (local)" : "",
-                decodeWorker,
-                attempt,
-                request.promptTokens().length,
-                cachedTokens,
-                stream.delivered(),
-                kvBytes,
-                ttft,
-                (nowNanos - startNanos) / 1_000_000);
+        // Concatenation, not String.format: this runs on the router's loop once per request.
+        return "request " + id + " " + outcome + ": model " + request.model().name() + ", prefill " + prefillWorker
+                + (local ? " (local)" : "") + ", decode " + decodeWorker + ", attempts " + attempt + ", prompt "
+                + request.promptTokens().length + " tokens (cached " + cachedTokens + "), generated "
+                + stream.delivered() + ", kv " + kvBytes + " bytes, ttft " + ttft + " ms, "
+                + (nowNanos - startNanos) / 1_000_000 + " ms";
     }
 }

@@ -10,6 +10,7 @@ import queue
 import socket
 import struct
 import threading
+import time
 from typing import Any, Callable, Dict, List, Optional, Union
 
 from tandem_client import frames
@@ -176,6 +177,19 @@ class FakeWorkerBridge:
                     return out
                 continue
             out.append(frame)
+
+    def discard_frames_of(self, conn: Optional[socket.socket], timeout: float = 3.0) -> None:
+        """Drops what an earlier connection sent, up to its close: frames carry no connection, so a test that
+        looks for what a new connection sends must first take the old one's out of the way."""
+        self._stash = []  # filled by request()/next() while the old connection was the one in use
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                frame = self.frames.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"the old connection's reader did not end within {timeout} s") from None
+            if isinstance(frame, _Closed) and frame.conn is conn:
+                return
 
     def drop(self) -> None:
         """Closes the worker's (latest) connection, as a bridge that went away; the listener stays."""

@@ -28,6 +28,15 @@ import java.util.logging.Logger;
 public final class WorkerDirectory {
     private static final Logger LOG = Logger.getLogger(WorkerDirectory.class.getName());
 
+    /**
+     * How long an expired entry must stay away before its worker counts as gone. Hazelcast has expired the
+     * entry of a live worker while partitions migrated (members joining: its heartbeats' updates and the
+     * expiry met on different owners); the worker's next heartbeat puts it back. A worker that really
+     * stopped heartbeating has been silent for the whole TTL already; one whose JVM or node died is dropped
+     * at once by the member watch, not by expiry.
+     */
+    static final long EXPIRY_GRACE_MS = 1_000;
+
     private final Vertx vertx;
     private final HazelcastInstance hazelcast;
     private final IMap<String, String> map;
@@ -71,13 +80,27 @@ public final class WorkerDirectory {
 
         @Override
         public void entryExpired(EntryEvent<String, String> e) {
-            remove(e.getKey());
+            expired(e.getKey(), EXPIRY_GRACE_MS);
         }
 
         @Override
         public void entryEvicted(EntryEvent<String, String> e) {
             remove(e.getKey());
         }
+    }
+
+    /** An expiry is believed once the entry is still absent {@code graceMs} later. */
+    void expired(String workerId, long graceMs) {
+        vertx.setTimer(
+                graceMs,
+                t -> map.getAsync(workerId).whenComplete((json, failure) -> {
+                    if (failure == null && json != null) {
+                        LOG.info(() -> "worker " + workerId + ": its registry entry expired but is back: kept");
+                        upsert(workerId, json);
+                    } else {
+                        remove(workerId);
+                    }
+                }));
     }
 
     private void remove(String workerId) {

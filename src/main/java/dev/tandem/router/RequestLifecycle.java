@@ -185,14 +185,8 @@ final class RequestLifecycle {
         }
         a.kvBytes += done.kvBytes();
         metrics.kvMoved(done.kvBytes());
-        if (first == PrefillDone.NO_FIRST_TOKEN) {
-            // A GPU server behind the decode worker makes the first token: the decode stream starts at it.
-            enter(a, RequestState.DECODING);
-            a.lastProgressNanos = loop.nanoTime();
-            startDecode(a, first, a.request.maxTokens() - index);
-            return;
-        }
-        if (!a.firstTokenAhead() && !emitFirst(a, first, false)) {
+        // NO_FIRST_TOKEN: a GPU server behind the decode worker makes the first token, so nothing goes out here.
+        if (first != PrefillDone.NO_FIRST_TOKEN && !a.firstTokenAhead() && !emitFirst(a, first, false)) {
             return;
         }
         enter(a, RequestState.DECODING);

@@ -76,14 +76,10 @@ final class SseCompletionSink extends ClientSink implements SseFlusher.Pending {
 
     @Override
     public void writePending() {
-        if (pending == null) {
-            return;
-        }
-        String events = pending.toString();
-        pending = null;
-        if (!response.closed()) {
+        StringBuilder events = takePending();
+        if (!events.isEmpty() && !response.closed()) {
             open();
-            response.write(events);
+            response.write(events.toString());
         }
     }
 

@@ -28,6 +28,7 @@ import dev.tandem.metrics.RouterMetrics;
 import dev.tandem.metrics.SchedulingMetrics;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.FirstToken;
+import dev.tandem.protocol.JsonCodec;
 import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.RouterLoad;
 import dev.tandem.protocol.TokenBatch;
@@ -49,6 +50,7 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
@@ -363,15 +365,11 @@ public final class RouterVerticle extends VerticleBase {
     }
 
     /** A consumer of JSON messages from workers: a malformed one is dropped with a warning, nothing else. */
-    private <T> Future<Void> consume(
-            String address,
-            dev.tandem.protocol.JsonCodec<T> codec,
-            java.util.function.Consumer<T> handler,
-            String what) {
+    private <T> Future<Void> consume(String address, JsonCodec<T> codec, Consumer<T> handler, String what) {
         return vertx.eventBus()
                 .<Object>consumer(address, m -> {
                     try {
-                        handler.accept(codec.decode(dev.tandem.protocol.JsonCodec.object(m.body())));
+                        handler.accept(codec.decode(JsonCodec.object(m.body())));
                     } catch (ProtocolException e) {
                         LOG.warning("dropping malformed " + what + ": " + e.getMessage());
                     }

@@ -3,6 +3,7 @@ package dev.tandem.bench;
 import dev.tandem.cluster.ClusterNode;
 import dev.tandem.config.ClusterSettings;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.WorkerSettings;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -41,9 +42,8 @@ public final class KvBenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--chunk-kib",
-            defaultValue = "252",
             description = "chunk size in KiB (default ${DEFAULT-VALUE}, worker.kv-chunk-bytes' default)")
-    int chunkKib;
+    int chunkKib = WorkerSettings.DEFAULT_KV_CHUNK_BYTES >> 10;
 
     @Option(
             names = "--window",

@@ -41,6 +41,13 @@ public final class WorkerDirectory {
     private final HazelcastInstance hazelcast;
     private final IMap<String, String> map;
     private final Map<String, WorkerDescriptor> workers = new ConcurrentHashMap<>();
+    /** Bumped after every change of {@link #workers}: a {@link Sorted} built at an older version is stale. */
+    private final java.util.concurrent.atomic.AtomicLong version = new java.util.concurrent.atomic.AtomicLong();
+    /**
+     * The workers sorted by id, all and by role, as of a version: every scheduling decision reads them,
+     * and registry changes (joins, departures, heartbeats) are far rarer than requests.
+     */
+    private volatile Sorted sorted;
     /** When each worker's decode step count last moved (or it appeared): a stuck worker's stays put. */
     private final Map<String, Long> progress = new ConcurrentHashMap<>();
 
@@ -106,6 +113,7 @@ public final class WorkerDirectory {
     private void remove(String workerId) {
         progress.remove(workerId);
         if (workers.remove(workerId) != null) {
+            version.incrementAndGet();
             removalListeners.forEach(l -> l.accept(workerId));
         }
     }
@@ -127,6 +135,7 @@ public final class WorkerDirectory {
         try {
             WorkerDescriptor d = WorkerDescriptor.CODEC.decode(new JsonObject(json));
             WorkerDescriptor before = workers.put(key, d);
+            version.incrementAndGet();
             if (before == null || before.load().decodeSteps() != d.load().decodeSteps()) {
                 progress.put(key, System.nanoTime());
             }
@@ -170,17 +179,34 @@ public final class WorkerDirectory {
 
     /** Workers of a role, sorted by id so that round-robin order is stable across replicas. */
     public List<WorkerDescriptor> workers(WorkerRole role) {
-        return workers.values().stream()
-                .filter(w -> w.role() == role)
-                .sorted(java.util.Comparator.comparing(WorkerDescriptor::workerId))
-                .toList();
+        return sorted().byRole().getOrDefault(role, List.of());
     }
 
     /** Every registered worker, sorted by id. */
     public List<WorkerDescriptor> all() {
-        return workers.values().stream()
+        return sorted().all();
+    }
+
+    private record Sorted(long version, List<WorkerDescriptor> all, Map<WorkerRole, List<WorkerDescriptor>> byRole) {}
+
+    /** The sorted lists, rebuilt only when the registry changed since they were built. Any thread. */
+    private Sorted sorted() {
+        long now = version.get();
+        Sorted s = sorted;
+        if (s != null && s.version() == now) {
+            return s;
+        }
+        // Read after the version: a change racing with this build bumps it, so the result is rebuilt next time.
+        List<WorkerDescriptor> all = workers.values().stream()
                 .sorted(java.util.Comparator.comparing(WorkerDescriptor::workerId))
                 .toList();
+        Map<WorkerRole, List<WorkerDescriptor>> byRole = new java.util.EnumMap<>(WorkerRole.class);
+        for (WorkerRole role : WorkerRole.values()) {
+            byRole.put(role, all.stream().filter(w -> w.role() == role).toList());
+        }
+        s = new Sorted(now, all, byRole);
+        sorted = s;
+        return s;
     }
 
     /** {@link System#nanoTime()} when the worker last reported a new decode step, or when it appeared. */

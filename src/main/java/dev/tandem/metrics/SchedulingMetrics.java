@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
 public final class SchedulingMetrics {
     private final MeterRegistry registry;
     // Looked up on every request: cached instead of rebuilt through the registry each time.
-    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    // By profile, then plugin: no key is built per call.
+    private final Map<String, Map<String, Timer>> timers = new ConcurrentHashMap<>();
     private final Map<String, Counter> decisions = new ConcurrentHashMap<>();
 
     public SchedulingMetrics(MeterRegistry registry) {
@@ -22,8 +23,9 @@ public final class SchedulingMetrics {
     }
 
     public void pluginTimed(String profile, String plugin, long nanos) {
-        timers.computeIfAbsent(
-                        profile + '/' + plugin,
+        timers.computeIfAbsent(profile, k -> new ConcurrentHashMap<>())
+                .computeIfAbsent(
+                        plugin,
                         k -> Timer.builder("tandem.scheduling.plugin")
                                 .tag("profile", profile)
                                 .tag("plugin", plugin)

@@ -14,6 +14,19 @@ public interface Filter {
      * preference may keep more (see {@link LoadThresholdFilter}).
      */
     default List<WorkerView> filter(SchedulingRequest request, List<WorkerView> candidates) {
-        return candidates.stream().filter(w -> admits(request, w)).toList();
+        // On every request for every filter: no stream, and no copy when every candidate is admitted.
+        List<WorkerView> kept = null;
+        for (int i = 0; i < candidates.size(); i++) {
+            WorkerView w = candidates.get(i);
+            boolean admitted = admits(request, w);
+            if (kept != null) {
+                if (admitted) {
+                    kept.add(w);
+                }
+            } else if (!admitted) {
+                kept = new java.util.ArrayList<>(candidates.subList(0, i));
+            }
+        }
+        return kept == null ? candidates : java.util.Collections.unmodifiableList(kept);
     }
 }

@@ -280,27 +280,32 @@ public final class DecodeWorkerVerticle extends VerticleBase {
         long start = System.nanoTime();
         compute.<DecodeBatch.StepResult>executeBlocking(() -> batch.compute(step), false)
                 .onComplete(ar -> {
-                    if (ar.succeeded()) {
-                        steps++;
-                        metrics.decodeStep(
-                                System.nanoTime() - start, step.sequences().size());
-                        publish(batch.complete(step, ar.result()));
-                    } else {
-                        LOG.log(Level.WARNING, "decode step failed on " + workerId, ar.cause());
-                        for (DecodeSequence s : batch.abort(step)) {
-                            send(
-                                    s.routerId,
-                                    List.of(new TokenEvent(
-                                            s.requestId,
-                                            s.generated,
-                                            new int[0],
-                                            null,
-                                            "decode step failed: " + ar.cause().getMessage())));
-                        }
+                    if (ar.failed()) {
+                        failed(step, ar.cause());
+                        // Let newly arrived requests and cancels in between steps, then go on.
+                        vertx.runOnContext(v -> stepIfIdle());
+                        return;
                     }
-                    // Let newly arrived requests and cancels in between steps, then go on.
-                    vertx.runOnContext(v -> stepIfIdle());
+                    steps++;
+                    metrics.decodeStep(
+                            System.nanoTime() - start, step.sequences().size());
+                    List<DecodeBatch.Outcome> outcomes = batch.complete(step, ar.result());
+                    // The next step computes while this one's tokens are encoded and sent, so that work no
+                    // longer adds to every step (vLLM's asynchronous output processing does the same).
+                    // What arrived during the step has been handled on this loop already and joins it.
+                    stepIfIdle();
+                    publish(outcomes);
                 });
+    }
+
+    private void failed(DecodeBatch.Step step, Throwable cause) {
+        LOG.log(Level.WARNING, "decode step failed on " + workerId, cause);
+        for (DecodeSequence s : batch.abort(step)) {
+            send(
+                    s.routerId,
+                    List.of(new TokenEvent(
+                            s.requestId, s.generated, new int[0], null, "decode step failed: " + cause.getMessage())));
+        }
     }
 
     private void publish(List<DecodeBatch.Outcome> outcomes) {

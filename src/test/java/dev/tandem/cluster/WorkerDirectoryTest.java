@@ -1,6 +1,8 @@
 package dev.tandem.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dev.tandem.TestNodes;
@@ -10,6 +12,8 @@ import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -17,14 +21,18 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The directory's sorted worker lists are kept between registry changes (every scheduling decision reads
- * them) and must never outlive one: a join, a heartbeat's new load and a departure each show at once.
+ * The router's view of the worker registry, on a real Hazelcast member. A registry entry that expires
+ * counts as its worker's departure only if it is still gone a grace later: Hazelcast expired a live
+ * worker's entry once while partitions migrated (ElasticityIT), and the router failed that worker's
+ * request over to nobody. The sorted worker lists every scheduling decision reads are kept between
+ * registry changes, and never outlive one.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(60)
-class WorkerDirectorySnapshotTest {
+class WorkerDirectoryTest {
     private ClusterNode node;
     private WorkerDirectory directory;
+    private final List<String> removed = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     void start() {
@@ -32,12 +40,39 @@ class WorkerDirectorySnapshotTest {
         node = ClusterNode.start(config.cluster(), config.router()).await();
         directory = new WorkerDirectory(node.vertx(), node.hazelcast());
         directory.start().await();
+        directory.onRemoved(removed::add);
     }
 
     @AfterAll
     void stop() {
         directory.stop().await();
         node.close().await();
+    }
+
+    private static String entry(String workerId, String nodeId) {
+        return WorkerDescriptor.CODEC
+                .encode(new WorkerDescriptor(workerId, WorkerRole.DECODE, "m", 7L, nodeId, 4, false, WorkerLoad.IDLE))
+                .encode();
+    }
+
+    @Test
+    void anExpiryWhoseEntryIsBackWithinTheGraceKeepsTheWorker() throws Exception {
+        node.hazelcast().<String, String>getMap(ClusterNames.WORKERS).set("w-back", entry("w-back", node.nodeId()));
+        TestNodes.awaitTrue(() -> directory.get("w-back") != null, Duration.ofSeconds(10), "w-back listed");
+        directory.expired("w-back", 200); // as the listener does, while a heartbeat has put it back
+        Thread.sleep(800);
+        assertNotNull(directory.get("w-back"), "still listed");
+        assertEquals(List.of(), removed.stream().filter("w-back"::equals).toList());
+    }
+
+    @Test
+    void anEntryThatReallyExpiresRemovesTheWorkerAfterTheGrace() {
+        node.hazelcast()
+                .<String, String>getMap(ClusterNames.WORKERS)
+                .set("w-gone", entry("w-gone", node.nodeId()), 1, TimeUnit.SECONDS);
+        TestNodes.awaitTrue(() -> directory.get("w-gone") != null, Duration.ofSeconds(10), "w-gone listed");
+        TestNodes.awaitTrue(() -> removed.contains("w-gone"), Duration.ofSeconds(20), "w-gone removed");
+        assertNull(directory.get("w-gone"));
     }
 
     private void register(String workerId, WorkerRole role, int activeSequences) {

@@ -13,10 +13,12 @@ import dev.tandem.protocol.WorkerRole;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -42,7 +44,7 @@ public final class WorkerDirectory {
     private final IMap<String, String> map;
     private final Map<String, WorkerDescriptor> workers = new ConcurrentHashMap<>();
     /** Bumped after every change of {@link #workers}: a {@link Sorted} built at an older version is stale. */
-    private final java.util.concurrent.atomic.AtomicLong version = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong version = new AtomicLong();
     /**
      * The workers sorted by id, all and by role, as of a version: every scheduling decision reads them,
      * and registry changes (joins, departures, heartbeats) are far rarer than requests.
@@ -200,7 +202,7 @@ public final class WorkerDirectory {
         List<WorkerDescriptor> all = workers.values().stream()
                 .sorted(java.util.Comparator.comparing(WorkerDescriptor::workerId))
                 .toList();
-        Map<WorkerRole, List<WorkerDescriptor>> byRole = new java.util.EnumMap<>(WorkerRole.class);
+        Map<WorkerRole, List<WorkerDescriptor>> byRole = new EnumMap<>(WorkerRole.class);
         for (WorkerRole role : WorkerRole.values()) {
             byRole.put(role, all.stream().filter(w -> w.role() == role).toList());
         }

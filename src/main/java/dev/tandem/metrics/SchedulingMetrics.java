@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Timer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * What scheduling costs and decides: a timer per (profile, plugin) and a counter per (profile,
@@ -13,20 +14,24 @@ import java.util.concurrent.TimeUnit;
  */
 public final class SchedulingMetrics {
     private final MeterRegistry registry;
-    // Looked up on every request: cached instead of rebuilt through the registry each time.
-    // By profile, then plugin: no key is built per call.
+    // Looked up on every request: cached by profile, then plugin or worker, so no key is built per call.
     private final Map<String, Map<String, Timer>> timers = new ConcurrentHashMap<>();
-    private final Map<String, Counter> decisions = new ConcurrentHashMap<>();
+    private final Map<String, Map<String, Counter>> decisions = new ConcurrentHashMap<>();
 
     public SchedulingMetrics(MeterRegistry registry) {
         this.registry = registry;
     }
 
+    private static <M> M meter(Map<String, Map<String, M>> meters, String profile, String key, Supplier<M> create) {
+        return meters.computeIfAbsent(profile, p -> new ConcurrentHashMap<>()).computeIfAbsent(key, k -> create.get());
+    }
+
     public void pluginTimed(String profile, String plugin, long nanos) {
-        timers.computeIfAbsent(profile, k -> new ConcurrentHashMap<>())
-                .computeIfAbsent(
+        meter(
+                        timers,
+                        profile,
                         plugin,
-                        k -> Timer.builder("tandem.scheduling.plugin")
+                        () -> Timer.builder("tandem.scheduling.plugin")
                                 .tag("profile", profile)
                                 .tag("plugin", plugin)
                                 .description("time one scheduling plugin took for one request")
@@ -36,20 +41,20 @@ public final class SchedulingMetrics {
 
     /** A worker left: its decision counters go (worker ids churn with pods; the series must not grow forever). */
     public void forget(String workerId) {
-        decisions.entrySet().removeIf(e -> {
-            boolean gone = e.getValue().getId().getTag("worker").equals(workerId);
-            if (gone) {
-                registry.remove(e.getValue());
+        for (Map<String, Counter> byWorker : decisions.values()) {
+            Counter gone = byWorker.remove(workerId);
+            if (gone != null) {
+                registry.remove(gone);
             }
-            return gone;
-        });
+        }
     }
 
     public void chosen(String profile, String workerId) {
-        decisions
-                .computeIfAbsent(
-                        profile + '/' + workerId,
-                        k -> Counter.builder("tandem.scheduling.decisions")
+        meter(
+                        decisions,
+                        profile,
+                        workerId,
+                        () -> Counter.builder("tandem.scheduling.decisions")
                                 .tag("profile", profile)
                                 .tag("worker", workerId)
                                 .description("workers chosen, by profile")

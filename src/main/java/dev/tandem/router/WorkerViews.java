@@ -3,6 +3,8 @@ package dev.tandem.router;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerRole;
 import dev.tandem.protocol.WorkerView;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
@@ -40,13 +42,13 @@ public final class WorkerViews {
     public List<WorkerView> of(WorkerRole role, java.util.function.Predicate<WorkerDescriptor> which) {
         // Twice per scheduling decision: a plain loop (the stream's pipeline showed in the burst profile).
         List<WorkerDescriptor> registered = registry.apply(role);
-        List<WorkerView> views = new java.util.ArrayList<>(registered.size());
+        List<WorkerView> views = new ArrayList<>(registered.size());
         for (WorkerDescriptor w : registered) {
             if (which.test(w)) {
                 views.add(
                         new WorkerView(w, inFlight.applyAsInt(w.workerId()), prefillTokens.applyAsLong(w.workerId())));
             }
         }
-        return java.util.Collections.unmodifiableList(views);
+        return Collections.unmodifiableList(views);
     }
 }

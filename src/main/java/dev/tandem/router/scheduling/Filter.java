@@ -1,6 +1,8 @@
 package dev.tandem.router.scheduling;
 
 import dev.tandem.protocol.WorkerView;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /** Drops workers that cannot serve the request. Pure: no I/O, no state. */
@@ -24,9 +26,9 @@ public interface Filter {
                     kept.add(w);
                 }
             } else if (!admitted) {
-                kept = new java.util.ArrayList<>(candidates.subList(0, i));
+                kept = new ArrayList<>(candidates.subList(0, i));
             }
         }
-        return kept == null ? candidates : java.util.Collections.unmodifiableList(kept);
+        return kept == null ? candidates : Collections.unmodifiableList(kept);
     }
 }

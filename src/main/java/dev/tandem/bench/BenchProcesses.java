@@ -2,6 +2,7 @@ package dev.tandem.bench;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -14,18 +15,48 @@ final class BenchProcesses {
     private BenchProcesses() {}
 
     /**
-     * The command that runs {@code tandem} with these arguments in a new JVM: this JVM's java and class
-     * path, so both ends run the same code (the shaded jar, or the test class path).
+     * The command that runs {@code tandem} with these arguments in a new JVM: this JVM's java, options and
+     * code, so both ends run the same. Run from the shaded jar, the child runs that jar ({@code -jar}), so
+     * its manifest's {@code Add-Opens} apply there too (a {@code -cp} launch ignores them: Hazelcast then
+     * warns and Netty zeroes every buffer it allocates); run from a class path (tests), the same class path.
      */
     static List<String> tandem(List<String> args) {
         String java = ProcessHandle.current()
                 .info()
                 .command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        List<String> command =
-                new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), "dev.tandem.Main"));
+        List<String> command = new ArrayList<>();
+        command.add(java);
+        command.addAll(inheritedOptions(ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        command.addAll(launch(System.getProperty("java.class.path")));
         command.addAll(args);
         return command;
+    }
+
+    /**
+     * This JVM's options a child should share: module flags ({@code --add-opens}, {@code --add-modules} for the
+     * vector kernel), the collector, heap and system properties. Agents stay behind: a debugger's port or a
+     * profiler's output file belongs to this process.
+     */
+    static List<String> inheritedOptions(List<String> inputArguments) {
+        List<String> kept = new ArrayList<>();
+        for (String option : inputArguments) {
+            if (!option.startsWith("-agentlib")
+                    && !option.startsWith("-agentpath")
+                    && !option.startsWith("-javaagent")
+                    && !option.startsWith("-Xrunjdwp")) {
+                kept.add(option);
+            }
+        }
+        return kept;
+    }
+
+    /** {@code -jar JAR} when the class path is one jar (the shaded jar names its main class), else {@code -cp}. */
+    static List<String> launch(String classPath) {
+        if (classPath.endsWith(".jar") && !classPath.contains(java.io.File.pathSeparator)) {
+            return List.of("-jar", classPath);
+        }
+        return List.of("-cp", classPath, "dev.tandem.Main");
     }
 
     /** A loopback port free right now (a small race with whoever takes it next is accepted). */

@@ -50,6 +50,7 @@ public final class KvBench {
     private final int peerTcpPort;
     private final int chunkBytes;
     private final int repeats;
+    private final int minMib;
     private final int window;
     private final int warmupMib;
     private long transfer;
@@ -58,9 +59,12 @@ public final class KvBench {
      * @param warmupMib MiB sent over each path before measuring: the receive path (socket reads, the
      *     event bus's record parser, the codec) runs in the interpreter and C1 for its first few hundred
      *     MiB, and a bench that measures that compares compilers, not transports
+     * @param minMib MiB each path carries per size at the least, in more than {@code repeats} transfers if
+     *     need be (see {@link #transfers})
      */
-    public KvBench(Vertx vertx, int peerTcpPort, int chunkBytes, int repeats, int window, int warmupMib) {
+    public KvBench(Vertx vertx, int peerTcpPort, int chunkBytes, int repeats, int minMib, int window, int warmupMib) {
         this.vertx = vertx;
+        this.minMib = minMib;
         this.window = window;
         this.warmupMib = warmupMib;
         this.peerTcpPort = peerTcpPort;
@@ -74,13 +78,14 @@ public final class KvBench {
         TcpReplies replies = new TcpReplies(socket);
         Map<Integer, Double> eventBus = new TreeMap<>();
         Map<Integer, Double> raw = new TreeMap<>();
-        out.printf("  %8s  %14s  %14s  %6s%n", "MiB", "event bus MiB/s", "raw TCP MiB/s", "ratio");
+        out.printf("  %8s  %9s  %14s  %14s  %6s%n", "MiB", "transfers", "event bus MiB/s", "raw TCP MiB/s", "ratio");
         warmUp(socket, replies, sizesMib);
         for (int size : sizesMib) {
             Buffer payload = payload(size);
-            long[] bus = new long[repeats];
-            long[] tcp = new long[repeats];
-            for (int r = 0; r < repeats; r++) {
+            int transfers = transfers(size, repeats, minMib);
+            long[] bus = new long[transfers];
+            long[] tcp = new long[transfers];
+            for (int r = 0; r < transfers; r++) {
                 bus[r] = viaEventBus(payload);
                 tcp[r] = viaTcp(socket, replies, payload);
             }
@@ -88,11 +93,22 @@ public final class KvBench {
             double tcpRate = size / (median(tcp) / 1e9);
             eventBus.put(size, busRate);
             raw.put(size, tcpRate);
-            out.printf("  %8d  %14.1f  %14.1f  %5.0f%%%n", size, busRate, tcpRate, 100 * busRate / tcpRate);
+            out.printf(
+                    "  %8d  %9d  %14.1f  %14.1f  %5.0f%%%n",
+                    size, transfers, busRate, tcpRate, 100 * busRate / tcpRate);
         }
         socket.close().await();
         client.close().await();
         return new Result(List.copyOf(sizesMib), eventBus, raw);
+    }
+
+    /**
+     * Transfers per size and path: {@code repeats}, or as many as carry {@code minMib}. Five 16 MiB
+     * transfers over raw TCP last about 25 ms in all here, and their median moved between 1.3 and 4.9 GiB/s
+     * from one run to the next; a time that short measures the scheduler more than the socket.
+     */
+    static int transfers(int sizeMib, int repeats, int minMib) {
+        return Math.max(repeats, (minMib + sizeMib - 1) / sizeMib);
     }
 
     /**

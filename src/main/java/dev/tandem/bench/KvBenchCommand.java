@@ -37,8 +37,18 @@ public final class KvBenchCommand implements Callable<Integer> {
             description = "cache sizes in MiB (default ${DEFAULT-VALUE})")
     List<Integer> sizes;
 
-    @Option(names = "--repeats", defaultValue = "5", description = "transfers per size and path; the median counts")
+    @Option(
+            names = "--repeats",
+            defaultValue = "5",
+            description = "transfers per size and path at the least; the median counts (default ${DEFAULT-VALUE})")
     int repeats;
+
+    @Option(
+            names = "--min-mib",
+            defaultValue = "512",
+            description = "MiB each path carries per size at the least, in more transfers than --repeats if need be"
+                    + " (default ${DEFAULT-VALUE})")
+    int minMib;
 
     @Option(
             names = "--chunk-kib",
@@ -66,11 +76,18 @@ public final class KvBenchCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("tandem bench kv: each size must be 1 to 1024 MiB, --repeats 1 to 100");
             return 2;
         }
-        if (chunkKib < 4 || chunkKib > 65536 || window < 1 || window > 4096 || warmupMib < 0 || warmupMib > 65536) {
+        if (chunkKib < 4
+                || chunkKib > 65536
+                || window < 1
+                || window > 4096
+                || warmupMib < 0
+                || warmupMib > 65536
+                || minMib < 0
+                || minMib > 65536) {
             spec.commandLine()
                     .getErr()
-                    .println(
-                            "tandem bench kv: --chunk-kib must be 4 to 65536, --window 1 to 4096, --warmup-mib 0 to 65536");
+                    .println("tandem bench kv: --chunk-kib must be 4 to 65536, --window 1 to 4096, --warmup-mib and"
+                            + " --min-mib 0 to 65536");
             return 2;
         }
         String name = "bench-kv-" + UUID.randomUUID().toString().substring(0, 8);
@@ -82,8 +99,10 @@ public final class KvBenchCommand implements Callable<Integer> {
         try {
             int peerTcp = awaitReady(peer);
             System.out.println("kv bench: 2 JVMs on loopback, chunks of " + chunkKib + " KiB, " + warmupMib
-                    + " MiB of warm-up a path, median of " + repeats);
-            KvBench.Result result = new KvBench(node.vertx(), peerTcp, chunkKib << 10, repeats, window, warmupMib)
+                    + " MiB of warm-up a path, median of " + repeats + " transfers or of as many as carry " + minMib
+                    + " MiB");
+            KvBench.Result result = new KvBench(
+                            node.vertx(), peerTcp, chunkKib << 10, repeats, minMib, window, warmupMib)
                     .run(List.copyOf(sizes), System.out);
             if (out != null) {
                 Files.createDirectories(out);

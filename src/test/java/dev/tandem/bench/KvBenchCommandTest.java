@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import picocli.CommandLine;
 
@@ -36,13 +37,30 @@ class KvBenchCommandTest {
                 Set.of("1", "16", "256"), summary.getJsonObject("raw_tcp_mib_s").fieldNames());
     }
 
+    @ParameterizedTest(name = "{0} MiB, repeats {1}, at least {2} MiB: {3} transfers")
+    @CsvSource({
+        "1, 5, 512, 512",
+        "16, 5, 512, 32",
+        "64, 5, 512, 8",
+        "256, 5, 512, 5",
+        "300, 5, 512, 5",
+        "100, 5, 512, 6",
+        "16, 50, 512, 50",
+        "16, 5, 0, 5",
+    })
+    void smallSizesRepeatUntilTheyCarryTheMinimum(int sizeMib, int repeats, int minMib, int expected) {
+        assertEquals(expected, KvBench.transfers(sizeMib, repeats, minMib));
+    }
+
     static Stream<List<String>> badRuns() {
         return Stream.of(
                 List.of("--sizes", "0"),
                 List.of("--sizes", "2048"),
                 List.of("--repeats", "0"),
                 List.of("--chunk-kib", "1"),
-                List.of("--warmup-mib", "-1"));
+                List.of("--warmup-mib", "-1"),
+                List.of("--min-mib", "-1"),
+                List.of("--min-mib", "65537"));
     }
 
     @ParameterizedTest

@@ -1,0 +1,82 @@
+package dev.tandem.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The shaded jar run as the README runs it ({@code java -jar target/tandem.jar}): its manifest opens what
+ * Hazelcast and Netty need, and Netty then allocates its buffers without zeroing them. Without the
+ * manifest's {@code java.base/jdk.internal.misc} or Main's Netty property, Netty reports the allocation
+ * unavailable and the first test fails.
+ */
+class ShadedJarIT {
+    private static final Path JAR = Path.of(System.getProperty("tandem.jar", "target/tandem.jar"));
+
+    @Test
+    void nettyAllocatesWithoutZeroingInTheJar(@TempDir Path dir) throws Exception {
+        Path logging = dir.resolve("logging.properties");
+        Files.writeString(
+                logging,
+                String.join(
+                        "\n",
+                        "handlers=java.util.logging.ConsoleHandler",
+                        "java.util.logging.ConsoleHandler.level=ALL",
+                        ".level=WARNING",
+                        "io.netty.util.internal.PlatformDependent0.level=FINE",
+                        ""));
+        // The smallest run that loads Netty in this JVM and starts a second one with the same options.
+        Path out = dir.resolve("out.txt");
+        Process p = new ProcessBuilder(List.of(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx256m",
+                        "-Djava.util.logging.config.file=" + logging,
+                        "-jar",
+                        JAR.toAbsolutePath().toString(),
+                        "bench",
+                        "kv",
+                        "--sizes",
+                        "1",
+                        "--repeats",
+                        "1",
+                        "--min-mib",
+                        "0",
+                        "--warmup-mib",
+                        "0"))
+                .redirectErrorStream(true)
+                .redirectOutput(out.toFile())
+                .start();
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("bench kv did not finish in 120 s:\n" + read(out));
+        }
+        String output = read(out);
+        assertEquals(0, p.exitValue(), output);
+        assertTrue(output.contains("allocateUninitializedArray(int): available"), output);
+        assertTrue(output.lines().anyMatch(l -> l.matches("^ +1 +1 +[0-9.]+ +[0-9.]+ +[0-9]+%$")), output);
+    }
+
+    @Test
+    void theManifestNamesTheMainClassAndTheOpens() throws IOException {
+        try (JarFile jar = new JarFile(JAR.toFile())) {
+            var attributes = jar.getManifest().getMainAttributes();
+            assertEquals("dev.tandem.Main", attributes.getValue("Main-Class"));
+            List<String> opens = List.of(attributes.getValue("Add-Opens").split(" "));
+            assertTrue(
+                    opens.containsAll(List.of("java.base/java.lang", "java.base/jdk.internal.misc")), opens.toString());
+        }
+    }
+
+    private static String read(Path file) throws IOException {
+        return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+    }
+}

@@ -128,12 +128,33 @@ public final class KvBenchCommand implements Callable<Integer> {
                 .start();
     }
 
+    /**
+     * Reads what the peer prints after READY until it exits. The peer runs with this JVM's options, so a
+     * {@code -Xlog:gc} given to the bench logs there too; with no reader, the pipe fills and the peer blocks.
+     */
+    private static void drain(BufferedReader lines) {
+        Thread drainer = new Thread(
+                () -> {
+                    try {
+                        while (lines.readLine() != null) {
+                            // discarded: the bench's output is its table
+                        }
+                    } catch (IOException e) {
+                        // the peer is gone
+                    }
+                },
+                "kv-peer-output");
+        drainer.setDaemon(true);
+        drainer.start();
+    }
+
     private static int awaitReady(Process peer) throws IOException {
         BufferedReader lines = new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         String line;
         while ((line = lines.readLine()) != null) {
             if (line.startsWith("READY ")) {
+                drain(lines);
                 return Integer.parseInt(line.substring(6).trim());
             }
             if (System.nanoTime() > deadline) {

@@ -1,5 +1,6 @@
 package dev.tandem.bench;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -12,6 +13,9 @@ import java.util.concurrent.TimeUnit;
 
 /** What the benches need to start other JVMs and servers on loopback. */
 final class BenchProcesses {
+    /** Options that stay with this JVM: a debugger's port or a profiler's output file is this process's. */
+    private static final List<String> AGENT_OPTIONS = List.of("-agentlib", "-agentpath", "-javaagent", "-Xrunjdwp");
+
     private BenchProcesses() {}
 
     /**
@@ -35,25 +39,17 @@ final class BenchProcesses {
 
     /**
      * This JVM's options a child should share: module flags ({@code --add-opens}, {@code --add-modules} for the
-     * vector kernel), the collector, heap and system properties. Agents stay behind: a debugger's port or a
-     * profiler's output file belongs to this process.
+     * vector kernel), the collector, heap and system properties; not agents ({@link #AGENT_OPTIONS}).
      */
     static List<String> inheritedOptions(List<String> inputArguments) {
-        List<String> kept = new ArrayList<>();
-        for (String option : inputArguments) {
-            if (!option.startsWith("-agentlib")
-                    && !option.startsWith("-agentpath")
-                    && !option.startsWith("-javaagent")
-                    && !option.startsWith("-Xrunjdwp")) {
-                kept.add(option);
-            }
-        }
-        return kept;
+        return inputArguments.stream()
+                .filter(option -> AGENT_OPTIONS.stream().noneMatch(option::startsWith))
+                .toList();
     }
 
     /** {@code -jar JAR} when the class path is one jar (the shaded jar names its main class), else {@code -cp}. */
     static List<String> launch(String classPath) {
-        if (classPath.endsWith(".jar") && !classPath.contains(java.io.File.pathSeparator)) {
+        if (classPath.endsWith(".jar") && !classPath.contains(File.pathSeparator)) {
             return List.of("-jar", classPath);
         }
         return List.of("-cp", classPath, "dev.tandem.Main");

@@ -21,8 +21,6 @@ import org.junit.jupiter.api.io.TempDir;
  * unavailable and the first test fails.
  */
 class ShadedJarIT {
-    private static final Path JAR = Path.of(System.getProperty("tandem.jar", "target/tandem.jar"));
-
     @Test
     void nettyAllocatesWithoutZeroingInTheJar(@TempDir Path dir) throws Exception {
         Path logging = dir.resolve("logging.properties");
@@ -57,7 +55,7 @@ class ShadedJarIT {
         command.addAll(jvmOptions);
         command.addAll(List.of(
                 "-jar",
-                JAR.toAbsolutePath().toString(),
+                TandemProcess.JAR.toAbsolutePath().toString(),
                 "bench",
                 "kv",
                 "--sizes",
@@ -90,7 +88,7 @@ class ShadedJarIT {
 
     @Test
     void theManifestNamesTheMainClassAndTheOpens() throws IOException {
-        try (JarFile jar = new JarFile(JAR.toFile())) {
+        try (JarFile jar = new JarFile(TandemProcess.JAR.toFile())) {
             var attributes = jar.getManifest().getMainAttributes();
             assertEquals("dev.tandem.Main", attributes.getValue("Main-Class"));
             List<String> opens = List.of(attributes.getValue("Add-Opens").split(" "));

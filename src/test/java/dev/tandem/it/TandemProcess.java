@@ -26,7 +26,7 @@ public final class TandemProcess {
      */
     public static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
-    private static final Path JAR = Path.of(System.getProperty("tandem.jar", "target/tandem.jar"));
+    static final Path JAR = Path.of(System.getProperty("tandem.jar", "target/tandem.jar"));
     /**
      * Node JVM options after -Xmx256m -XX:+UseSerialGC. By default C1 only: it cuts a node's start-up CPU
      * by ~40% (3.1 s to 1.8 s), which matters with six JVMs on two cores, and changes no result (Java

@@ -283,6 +283,7 @@ public final class Main implements Callable<Integer> {
         if (!plan.prefillWorkerIds().isEmpty() || !plan.decodeWorkerIds().isEmpty()) {
             System.out.println("  workers: prefill " + plan.prefillWorkerIds() + ", decode " + plan.decodeWorkerIds());
         }
+        node.memoryBudget().describe().forEach(line -> System.out.println("  " + line));
         if (node.opsPort() >= 0) {
             System.out.println("  health and metrics on http://" + config.http().host() + ":" + node.opsPort());
         }

@@ -3,6 +3,7 @@ package dev.tandem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.config.MemorySettings;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.KvLayout;
@@ -19,6 +20,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -51,24 +56,7 @@ class PrefixIndexConsistencyTest {
                 TandemNode.Plan.embedded(1, 1),
                 engine);
         TestNodes.awaitWorkers(node.router(), 1, 1);
-        HttpTestClient http = new HttpTestClient(node.router().httpPort());
-
-        List<long[]> prompts = new ArrayList<>();
-        for (int i = 0; i < PROMPTS; i++) {
-            String prompt = "Prompt " + i + " of a run that overflows the prefill worker's small prefix cache, "
-                    + "so its oldest blocks are evicted while the router keeps its index.";
-            int[] tokens = node.engine().tokenizer().encode(prompt, true);
-            assertTrue(tokens.length >= 4 * blockSize, tokens.length + " tokens");
-            prompts.add(BlockHashes.of(node.engine().info().fingerprint(), blockSize, tokens));
-            HttpResponse<String> r = http.post(
-                    "/v1/completions",
-                    new JsonObject()
-                            .put("prompt", prompt)
-                            .put("max_tokens", 4)
-                            .put("temperature", 0)
-                            .encode());
-            assertEquals(200, r.statusCode(), r.body());
-        }
+        List<long[]> prompts = send(0, 1, 2, 3, 4, 5, 6, 7);
         String prefill = node.prefillWorkers().get(0).descriptor().workerId();
         String decode = node.decodeWorkers().get(0).descriptor().workerId();
         Set<Long> prefillHeld = snapshot(prefill);
@@ -76,7 +64,111 @@ class PrefixIndexConsistencyTest {
         assertTrue(
                 prompts.stream().anyMatch(p -> !prefillHeld.contains(p[0])),
                 "some prompt's blocks were evicted from the prefill worker");
+        assertIndexMatches(prefill, decode, prompts);
+    }
 
+    /**
+     * The soak's leak: a decode worker kept finished sequences up to a capacity above the heap. With a small
+     * budget the configured 4 GiB is lowered to the worker's share (logged with both numbers), the kept
+     * blocks stay within it by evicting the least recently used, and the removals reach the router's index.
+     */
+    @Test
+    void aDecodeWorkerAtItsBudgetShareEvictsLeastRecentlyUsedAndTheIndexFollows() throws Exception {
+        TandemConfig config = TestNodes.config();
+        List<String> warnings = new ArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(r.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        Logger logger = Logger.getLogger(TandemNode.class.getName());
+        logger.addHandler(capture);
+        try {
+            node = TandemNode.start(
+                    config.withWorker(config.worker().withKvCapacityBytes(4L << 30))
+                            .withRouter(config.router().withLocalPrefillMaxTokens(0))
+                            .withMemory(new MemorySettings(MemorySettings.DEFAULT_HEAP_FRACTION, 1 << 20)),
+                    TandemNode.Plan.embedded(1, 1));
+        } finally {
+            logger.removeHandler(capture);
+        }
+        TestNodes.awaitWorkers(node.router(), 1, 1);
+        long capacity = node.decodeWorkers().get(0).descriptor().load().kvBytesCapacity();
+        assertTrue(capacity > 0 && capacity < 1 << 20, "lowered into a 1 MiB budget: " + capacity);
+        assertTrue(
+                warnings.stream()
+                        .anyMatch(w ->
+                                w.contains("worker.kv-capacity-bytes 4294967296") && w.contains(" " + capacity + " ")),
+                "a WARN names the configured capacity and the share: " + warnings);
+
+        // Prompt 0 is used again after 1 to 5: least recently used, 1 goes before it.
+        List<long[]> prompts = send(0, 1, 2, 3, 4, 5, 0, 6, 7);
+        String prefill = node.prefillWorkers().get(0).descriptor().workerId();
+        String decode = node.decodeWorkers().get(0).descriptor().workerId();
+        System.gc(); // the counter must outlive a collection (it held its supplier weakly and froze at 0)
+        double evictions = node.metrics()
+                .registry()
+                .get("tandem.kv.cache.evictions")
+                .tag("worker", decode)
+                .functionCounter()
+                .count();
+        assertTrue(
+                evictions > 0,
+                "the decode worker evicted kept blocks: " + evictions + ", capacity " + capacity + ", kept "
+                        + snapshot(decode).size() + " blocks");
+        double kept = node.metrics()
+                .registry()
+                .get("tandem.kv.cache.bytes")
+                .tag("worker", decode)
+                .gauge()
+                .value();
+        assertTrue(kept > 0 && kept <= capacity, kept + " bytes kept of " + capacity);
+        Set<Long> held = snapshot(decode);
+        for (long h : prompts.get(0)) {
+            assertTrue(held.contains(h), "prompt 0, used again, is still held");
+        }
+        assertTrue(!held.contains(prompts.get(1)[0]), "prompt 1, the least recently used, was evicted");
+        assertIndexMatches(prefill, decode, prompts);
+    }
+
+    /** Sends each prompt, in order (one at a time), and returns each one's block hashes. */
+    private List<long[]> send(int... order) {
+        int blockSize = node.engine().kvLayout().blockSize();
+        HttpTestClient http = new HttpTestClient(node.router().httpPort());
+        List<long[]> prompts = new ArrayList<>();
+        for (int i = 0; i < PROMPTS; i++) {
+            int[] tokens = node.engine().tokenizer().encode(prompt(i), true);
+            assertTrue(tokens.length >= 4 * blockSize, tokens.length + " tokens");
+            prompts.add(BlockHashes.of(node.engine().info().fingerprint(), blockSize, tokens));
+        }
+        for (int i : order) {
+            HttpResponse<String> r = http.post(
+                    "/v1/completions",
+                    new JsonObject()
+                            .put("prompt", prompt(i))
+                            .put("max_tokens", 4)
+                            .put("temperature", 0)
+                            .encode());
+            assertEquals(200, r.statusCode(), r.body());
+        }
+        return prompts;
+    }
+
+    private static String prompt(int i) {
+        return "Prompt " + i + " of a run that overflows the prefill worker's small prefix cache, "
+                + "so its oldest blocks are evicted while the router keeps its index.";
+    }
+
+    private void assertIndexMatches(String prefill, String decode, List<long[]> prompts) {
         TestNodes.awaitTrue(
                 () -> matches(prefill, prompts) && matches(decode, prompts),
                 "the index to name each worker's leading blocks as its snapshot does");

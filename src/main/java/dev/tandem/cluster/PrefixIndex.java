@@ -29,7 +29,8 @@ import java.util.logging.Logger;
  * that worker for a {@link KvCacheSnapshot} and hold its batches until the answer, then replace what it
  * knew of the worker and replay the held batches newer than the snapshot. A failed snapshot forgets the
  * worker until its next batch, which asks again: the index may know too little, never something
- * wrong for long.
+ * wrong for long. It holds at most {@code maxEntries} block→worker pairs (its share of the memory
+ * budget); blocks past it are not recorded ({@link #dropped}) until removals make room.
  *
  * <p>Confined to the owning verticle's context: events, snapshot answers, {@link #forgetWorker} and the
  * queries all run there, without locks. The counters for metrics may be read from any thread.
@@ -70,6 +71,7 @@ public final class PrefixIndex {
     private final long snapshotTimeoutMs;
     private final int maxBuffered;
     private final LongSupplier clock;
+    private final long maxEntries;
     private final Map<String, Worker> index = new HashMap<>();
     /** Workers whose last snapshot failed: warned about once, until one succeeds. */
     private final Set<String> unanswered = new HashSet<>();
@@ -79,16 +81,25 @@ public final class PrefixIndex {
     private volatile long lagMillis;
     private volatile long snapshots;
     private volatile long gaps;
+    private volatile long dropped;
     private long malformed;
 
     private MessageConsumer<Object> consumer;
 
-    public PrefixIndex(Vertx vertx, Context context) {
-        this(vertx, context, SNAPSHOT_TIMEOUT_MS, MAX_BUFFERED, System::currentTimeMillis);
+    /** @param maxEntries the most block→worker pairs held */
+    public PrefixIndex(Vertx vertx, Context context, long maxEntries) {
+        this(vertx, context, SNAPSHOT_TIMEOUT_MS, MAX_BUFFERED, System::currentTimeMillis, maxEntries);
     }
 
-    PrefixIndex(Vertx vertx, Context context, long snapshotTimeoutMs, int maxBuffered, LongSupplier clock) {
+    PrefixIndex(
+            Vertx vertx,
+            Context context,
+            long snapshotTimeoutMs,
+            int maxBuffered,
+            LongSupplier clock,
+            long maxEntries) {
         this.vertx = vertx;
+        this.maxEntries = maxEntries;
         this.context = context;
         this.snapshotTimeoutMs = snapshotTimeoutMs;
         this.maxBuffered = maxBuffered;
@@ -179,8 +190,15 @@ public final class PrefixIndex {
     private void apply(Worker w, Received batch) {
         KvCacheEvents e = batch.events;
         long delta = 0;
+        // The batch's removals make room for its stores, applied before them.
+        long room = maxEntries - entries;
+        for (long block : e.removed()) {
+            room += w.blocks.contains(block) ? 1 : 0;
+        }
         for (long block : e.stored()) {
-            if (w.blocks.add(block)) {
+            if (delta >= room && !w.blocks.contains(block)) {
+                dropped++;
+            } else if (w.blocks.add(block)) {
                 delta++;
             }
         }
@@ -224,9 +242,13 @@ public final class PrefixIndex {
         }
         unanswered.remove(w.id);
         w.syncing = null;
-        LongHashSet blocks = new LongHashSet(snapshot.blocks().length);
-        for (long block : snapshot.blocks()) {
-            blocks.add(block);
+        long room = maxEntries - (entries - w.blocks.size());
+        long[] held = snapshot.blocks();
+        int kept = (int) Math.max(0, Math.min(held.length, room));
+        dropped += held.length - kept;
+        LongHashSet blocks = new LongHashSet(kept);
+        for (int i = 0; i < kept; i++) {
+            blocks.add(held[i]);
         }
         entries += blocks.size() - w.blocks.size();
         w.blocks = blocks;
@@ -344,6 +366,11 @@ public final class PrefixIndex {
         return snapshots;
     }
 
+    /** Blocks not recorded so far because the index was at its bound. */
+    public long dropped() {
+        return dropped;
+    }
+
     /** Gaps seen so far: batches that skipped one or more sequence numbers. */
     public long gaps() {
         return gaps;
@@ -365,7 +392,8 @@ public final class PrefixIndex {
 
     /** The sequence numbers of the batches held for a worker while its snapshot is on its way (for tests). */
     List<Long> held(String workerId) {
-        Worker w = index.get(workerId);
-        return w == null ? List.of() : List.copyOf(w.held.keySet());
+        return index.containsKey(workerId)
+                ? List.copyOf(index.get(workerId).held.keySet())
+                : List.of();
     }
 }

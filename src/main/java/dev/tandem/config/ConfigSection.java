@@ -74,6 +74,26 @@ final class ConfigSection {
         return value;
     }
 
+    /**
+     * A byte count, or {@code auto} (the default): {@link #AUTO}, for whoever computes the value at start-up
+     * (a worker's share of the memory budget).
+     */
+    long bytesOrAuto(String name, long min, long max) {
+        Object v = json.getValue(name);
+        if (v == null || v instanceof String s && s.trim().equalsIgnoreCase("auto")) {
+            read.add(name);
+            return AUTO;
+        }
+        try {
+            return integer(name, AUTO, min, max);
+        } catch (ConfigException e) {
+            throw new ConfigException(e.getMessage() + " (or auto: a share of the memory budget)");
+        }
+    }
+
+    /** What {@link #bytesOrAuto} reads for {@code auto}. */
+    static final long AUTO = -1;
+
     /** A boolean; from the environment it arrives as the string "true" or "false". */
     boolean bool(String name, boolean dflt) {
         read.add(name);

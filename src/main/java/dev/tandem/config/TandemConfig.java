@@ -17,6 +17,7 @@ public record TandemConfig(
         ModelSettings model,
         WorkerSettings worker,
         RouterSettings router,
+        MemorySettings memory,
         EmbeddedSettings embedded) {
 
     /** How many workers {@code tandem all} starts in its one JVM. */
@@ -44,6 +45,7 @@ public record TandemConfig(
                 ModelSettings.read(root.section("model")),
                 WorkerSettings.read(root.section("worker")),
                 RouterSettings.read(root.section("router")),
+                MemorySettings.read(root.section("memory")),
                 EmbeddedSettings.read(root.section("embedded")));
         root.rejectUnknownKeys();
         return config;
@@ -54,30 +56,34 @@ public record TandemConfig(
     }
 
     public TandemConfig withHttp(HttpSettings http) {
-        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
+        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, memory, embedded);
     }
 
     public TandemConfig withBridge(BridgeSettings bridge) {
-        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
+        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, memory, embedded);
     }
 
     public TandemConfig withWorkerBridge(WorkerBridgeSettings workerBridge) {
-        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
+        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, memory, embedded);
     }
 
     public TandemConfig withCluster(ClusterSettings cluster) {
-        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
+        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, memory, embedded);
     }
 
     public TandemConfig withModel(ModelSettings model) {
-        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
+        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, memory, embedded);
     }
 
     public TandemConfig withWorker(WorkerSettings worker) {
-        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
+        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, memory, embedded);
+    }
+
+    public TandemConfig withMemory(MemorySettings memory) {
+        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, memory, embedded);
     }
 
     public TandemConfig withRouter(RouterSettings router) {
-        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, embedded);
+        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, memory, embedded);
     }
 }

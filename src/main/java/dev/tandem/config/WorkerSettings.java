@@ -8,15 +8,18 @@ package dev.tandem.config;
  * @param kvParkTimeoutMs        how long a decode worker keeps KV whose DECODE_REQUEST has not come
  * @param maxBatch               sequences one decode step advances at most; more wait to join
  * @param prefillConcurrency     prompts one prefill worker computes at once; more wait in its queue
- * @param kvCapacityBytes        KV memory a decode worker may hold (batch + parked); beyond it new KV is refused
- *                               as over capacity and the router picks another worker
+ * @param kvCapacityBytes        KV memory a decode worker may hold (batch, parked, incoming and kept blocks);
+ *                               beyond it new KV is refused as over capacity and the router picks another
+ *                               worker. {@link #AUTO} until the node's memory budget gives it its share
+ *                               ({@code MemoryBudget}); a number above that share is lowered to it
  * @param maxQueuedPrefillTokens prompt tokens a prefill worker accepts into its queue; beyond, it answers busy
  *                               (a single prompt is always accepted by an idle worker)
  * @param maxWaitingSequences    sequences a decode worker holds beyond its batch, waiting for a slot; beyond,
  *                               it refuses new KV as over capacity
  * @param prefixCacheBytes       KV memory a prefill worker keeps of computed prompt blocks for prompts that share
  *                               their prefix (0 = no prefix cache); a decode worker keeps finished sequences' blocks
- *                               within {@code kvCapacityBytes} instead
+ *                               within {@code kvCapacityBytes} instead. {@link #AUTO} and lowering as for
+ *                               {@code kvCapacityBytes}
  * @param httpPort               port of a worker node's health and metrics server; -1 = none (so several
  *                               workers can share a machine), 0 = any free port
  */
@@ -42,6 +45,9 @@ public record WorkerSettings(
      */
     public static final int DEFAULT_KV_CHUNK_BYTES = 252 << 10;
 
+    /** {@code auto}: the capacity is the worker's share of the node's memory budget, set at start-up. */
+    public static final long AUTO = ConfigSection.AUTO;
+
     static WorkerSettings read(ConfigSection s) {
         WorkerSettings w = new WorkerSettings(
                 s.integer("kv-block-size", 16, 1, 4096),
@@ -52,8 +58,8 @@ public record WorkerSettings(
                 s.integer("prefill-concurrency", 1, 1, 64),
                 s.integer("heartbeat-ms", 250L, 10, 60_000),
                 s.integer("registry-ttl-ms", 3_000L, 100, 600_000),
-                s.integer("kv-capacity-bytes", 4L << 30, 0, 1L << 44),
-                s.integer("prefix-cache-bytes", 1L << 30, 0, 1L << 44),
+                s.bytesOrAuto("kv-capacity-bytes", 0, 1L << 44),
+                s.bytesOrAuto("prefix-cache-bytes", 0, 1L << 44),
                 s.integer("max-queued-prefill-tokens", 65_536, 1, 1 << 30),
                 s.integer("max-waiting-sequences", 64, 0, 1 << 20),
                 s.integer("http-port", -1, -1, 65535));

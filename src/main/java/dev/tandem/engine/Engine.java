@@ -21,6 +21,11 @@ public interface Engine {
         return ChatTemplate.ROLE_TAGS;
     }
 
+    /** Heap this engine keeps for its whole life (its weights): the node's memory budget is what is left. */
+    default long residentBytes() {
+        return 0;
+    }
+
     /** KV block size in tokens this engine was built with. */
     KvLayout kvLayout();
 

@@ -27,6 +27,11 @@ public abstract class ForwardingEngine implements Engine {
     }
 
     @Override
+    public long residentBytes() {
+        return delegate.residentBytes();
+    }
+
+    @Override
     public KvLayout kvLayout() {
         return delegate.kvLayout();
     }

@@ -24,6 +24,14 @@ public interface Tokenizer {
     /** True for tokens that end a generated sequence. */
     boolean isEndOfSequence(int token);
 
+    /**
+     * About how much heap this tokenizer holds (its vocabulary and lookup tables): what a router that
+     * learns it from the cluster draws from its memory budget. 0 for one shared by every model.
+     */
+    default long footprintBytes() {
+        return 0;
+    }
+
     /** False when {@link #encode} waits on another process (a server's {@code /tokenize}): never on an event loop. */
     default boolean encodesInProcess() {
         return true;

@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -52,6 +54,7 @@ public final class RouterMetrics {
     private final DistributionSummary kvMoved;
     private final Counter localPrefills;
     private final Counter remotePrefills;
+    private final List<Object> counted = new ArrayList<>();
 
     public RouterMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -178,7 +181,10 @@ public final class RouterMetrics {
             DoubleSupplier workers,
             DoubleSupplier lagMillis,
             DoubleSupplier snapshots,
-            DoubleSupplier gaps) {
+            DoubleSupplier gaps,
+            DoubleSupplier dropped) {
+        // A FunctionCounter holds its object weakly: these suppliers must outlive a GC.
+        counted.addAll(List.of(snapshots, gaps, dropped));
         Gauge.builder("tandem.prefix.index.entries", entries::getAsDouble)
                 .description("block-to-worker entries in this router's prefix index")
                 .register(registry);
@@ -194,6 +200,9 @@ public final class RouterMetrics {
                 .register(registry);
         FunctionCounter.builder("tandem.prefix.index.gaps", gaps, DoubleSupplier::getAsDouble)
                 .description("gaps seen in workers' cache event numbers")
+                .register(registry);
+        FunctionCounter.builder("tandem.prefix.index.dropped", dropped, DoubleSupplier::getAsDouble)
+                .description("cached blocks not indexed because the index was at its share of the memory budget")
                 .register(registry);
     }
 

@@ -6,6 +6,8 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
 
@@ -21,6 +23,11 @@ public final class WorkerMetrics {
 
     private final MeterRegistry registry;
     private final String workerId;
+    /**
+     * A FunctionCounter holds its object weakly: a supplier nothing else holds is collected, and the counter
+     * then repeats its last value forever (the decode workers' evictions read 0 after a GC).
+     */
+    private final List<Object> counted = new ArrayList<>();
 
     public WorkerMetrics(MeterRegistry registry, String workerId) {
         this.registry = registry;
@@ -67,18 +74,48 @@ public final class WorkerMetrics {
      * worker's prefix cache, a decode worker's kept blocks).
      */
     public void kvCache(DoubleSupplier bytes, DoubleSupplier blocks, DoubleSupplier evictions) {
-        Gauge.builder("tandem.kv.cache.bytes", bytes::getAsDouble)
-                .tag("worker", workerId)
-                .baseUnit("bytes")
-                .description("KV kept for reuse (prefix cache or finished sequences' blocks)")
-                .register(registry);
-        Gauge.builder("tandem.kv.cache.blocks", blocks::getAsDouble)
-                .tag("worker", workerId)
-                .description("KV blocks kept for reuse")
-                .register(registry);
+        gauge(
+                "tandem.kv.cache.bytes",
+                bytes,
+                "bytes",
+                "KV kept for reuse (prefix cache or finished sequences' blocks)");
+        gauge("tandem.kv.cache.blocks", blocks, null, "KV blocks kept for reuse");
+        counted.add(evictions);
         FunctionCounter.builder("tandem.kv.cache.evictions", evictions, DoubleSupplier::getAsDouble)
                 .tag("worker", workerId)
                 .description("KV blocks evicted from the reuse cache")
+                .register(registry);
+    }
+
+    /**
+     * A decode worker's KV waiting for its request: parked until DECODE_REQUEST claims it, and still
+     * arriving from prefill workers; both count against its capacity.
+     */
+    public void kvInbox(
+            DoubleSupplier parkedBytes, DoubleSupplier parked, DoubleSupplier incomingBytes, DoubleSupplier incoming) {
+        gauge("tandem.kv.parked.bytes", parkedBytes, "bytes", "KV parked until its decode request claims it");
+        gauge("tandem.kv.parked.requests", parked, null, "requests whose KV is parked");
+        gauge("tandem.kv.incoming.bytes", incomingBytes, "bytes", "KV received of transfers still arriving");
+        gauge("tandem.kv.incoming.requests", incoming, null, "KV transfers still arriving");
+    }
+
+    /**
+     * The worker's KV capacity after the memory budget: what a decode worker may hold in all, what a
+     * prefill worker keeps for reuse.
+     */
+    public void kvCapacity(long bytes) {
+        gauge(
+                "tandem.kv.capacity.bytes",
+                () -> bytes,
+                "bytes",
+                "KV capacity: this worker's share of the memory budget");
+    }
+
+    private void gauge(String name, DoubleSupplier value, String unit, String description) {
+        Gauge.builder(name, value::getAsDouble)
+                .tag("worker", workerId)
+                .baseUnit(unit)
+                .description(description)
                 .register(registry);
     }
 

@@ -20,6 +20,7 @@ import dev.tandem.cluster.SessionAffinity;
 import dev.tandem.cluster.ShutdownDrain;
 import dev.tandem.cluster.TokenizerStore;
 import dev.tandem.cluster.WorkerDirectory;
+import dev.tandem.config.MemoryBudget;
 import dev.tandem.config.RouterSettings;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.metrics.NodeMetrics;
@@ -39,6 +40,7 @@ import dev.tandem.router.ModelCatalog;
 import dev.tandem.router.ModelSchedulers;
 import dev.tandem.router.PairScheduler;
 import dev.tandem.router.RequestRouter;
+import dev.tandem.router.RoutedPrefixTrees;
 import dev.tandem.router.RouterIdentity;
 import dev.tandem.router.VertxRouterLoop;
 import dev.tandem.router.WorkerViews;
@@ -71,6 +73,7 @@ public final class RouterVerticle extends VerticleBase {
     private final ModelCatalog.Local localModel;
     private final ClusterNode node;
     private final NodeMetrics nodeMetrics;
+    private final MemoryBudget memory;
     private final HazelcastInstance hazelcast;
     private final String routerId;
     private final String nodeId;
@@ -93,8 +96,10 @@ public final class RouterVerticle extends VerticleBase {
             ModelCatalog.Local localModel,
             ClusterNode node,
             NodeMetrics nodeMetrics,
+            MemoryBudget memory,
             String routerId) {
         this.nodeMetrics = nodeMetrics;
+        this.memory = memory;
         this.config = config;
         this.localModel = localModel;
         this.node = node;
@@ -122,7 +127,7 @@ public final class RouterVerticle extends VerticleBase {
         RouterSettings settings = config.router();
         loadBoard = new RouterLoadBoard(vertx, context, hazelcast, routerId, settings.loadReportTtlMs());
         // Which worker caches which prompt block, from the workers' KV cache events.
-        prefixIndex = new PrefixIndex(vertx, context);
+        prefixIndex = new PrefixIndex(vertx, context, memory.prefixIndexEntries());
         directory.onRemoved(workerId -> context.runOnContext(v -> prefixIndex.forgetWorker(workerId)));
         LoadTracker loads = new LoadTracker();
         // Least-loaded counts every replica's dispatches: ours as they happen, the others' from their reports.
@@ -140,13 +145,15 @@ public final class RouterVerticle extends VerticleBase {
                 // Upstream models' tokenizers ask the model's workers, which ask their GPU servers.
                 identity -> vertx.executeBlocking(
                         () -> TokenizeService.onEventBus(vertx, tokenizers.fetch(identity)), false),
-                java.util.List.of(localModel));
+                java.util.List.of(localModel),
+                memory.tokenizerBytes());
         // One scheduler per model, over that model's workers only. The policy says what scheduling learns
         // prefixes from: the index (and local prefill), or this router's own routed-prefix trees
         // (cache-aware), which a departed worker leaves.
         SchedulingObserver observer = SchedulingObserver.of(scheduling::pluginTimed, scheduling::chosen);
+        var trees = new RoutedPrefixTrees.Allowance(memory.routedTreeBlocks());
         ModelSchedulers pairs = new ModelSchedulers(model -> PairScheduler.forSettings(
-                settings, role -> workers.of(role, model::servedBy), observer, prefixIndex::leadingBlocks));
+                settings, role -> workers.of(role, model::servedBy), observer, prefixIndex::leadingBlocks, trees));
         catalog.onDropped(pairs::forgetModel);
         directory.onRemoved(workerId -> context.runOnContext(v -> pairs.forgetWorker(workerId)));
         directory.onAdded(workerId -> context.runOnContext(v -> catalog.refresh()));
@@ -168,7 +175,8 @@ public final class RouterVerticle extends VerticleBase {
                 prefixIndex::workers,
                 prefixIndex::lastEventLagMillis,
                 prefixIndex::snapshots,
-                prefixIndex::gaps);
+                prefixIndex::gaps,
+                prefixIndex::dropped);
         RegistryGauges gauges = new RegistryGauges(registry, directory::all, directory::get);
         var scrape = nodeMetrics.scrapeHandler();
         metricsHandler = ctx -> {

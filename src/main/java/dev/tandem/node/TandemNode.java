@@ -6,6 +6,7 @@ import dev.tandem.cluster.ClusterNode;
 import dev.tandem.cluster.MemberWatch;
 import dev.tandem.cluster.TokenizerStore;
 import dev.tandem.cluster.WorkerAnnouncer;
+import dev.tandem.config.MemoryBudget;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.Engine;
 import dev.tandem.metrics.NodeMetrics;
@@ -22,6 +23,7 @@ import io.vertx.core.http.HttpServer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.logging.Logger;
 
 /**
  * One JVM's part of a Tandem cluster: a clustered Vert.x node running any mix of a router and
@@ -44,9 +46,12 @@ public final class TandemNode {
         }
     }
 
+    private static final Logger LOG = Logger.getLogger(TandemNode.class.getName());
+
     private final ClusterNode cluster;
     private final NodeMetrics metrics;
     private final Engine engine;
+    private MemoryBudget memory;
     private RouterVerticle router;
     private WorkerBridge workerBridge;
     private final List<PrefillWorkerVerticle> prefillWorkers = new ArrayList<>();
@@ -70,6 +75,11 @@ public final class TandemNode {
 
     /** Starts a node around an engine built elsewhere (tests and benchmarks wrap engines to shape their cost). */
     public static TandemNode start(TandemConfig config, Plan plan, Engine engine) {
+        // What may hold KV or grow with traffic shares one budget; capacities above their share are lowered.
+        MemoryBudget memory =
+                NodeMemory.plan(config, plan, engine, Runtime.getRuntime().maxMemory());
+        config = config.withWorker(
+                memory.workerSettings(config.worker(), NodeMemory.blockCost(engine.kvLayout()), LOG::warning));
         NodeMetrics metrics = new NodeMetrics();
         ClusterNode cluster;
         try {
@@ -84,6 +94,7 @@ public final class TandemNode {
             throw e;
         }
         TandemNode node = new TandemNode(cluster, metrics, engine);
+        node.memory = memory;
         try {
             node.deploy(config, plan).await();
             node.members = MemberWatch.onLeave(cluster.hazelcast(), node::memberLeft);
@@ -163,6 +174,7 @@ public final class TandemNode {
                             ModelCards.of(engine).tokenizer()),
                     cluster,
                     metrics,
+                    memory,
                     "router-" + UUID.randomUUID().toString().substring(0, 8));
             Future<String> routerDeployed = vertx.deployVerticle(router);
             deployed.add(routerDeployed);
@@ -216,6 +228,11 @@ public final class TandemNode {
 
     public Engine engine() {
         return engine;
+    }
+
+    /** This node's memory budget and its shares. */
+    public MemoryBudget memoryBudget() {
+        return memory;
     }
 
     /** The router on this node, or null. */

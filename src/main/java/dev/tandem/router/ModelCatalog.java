@@ -32,6 +32,10 @@ import java.util.logging.Logger;
  * <p>A name stands for one set of weights: workers registered under a served model's name with another
  * fingerprint take no part in it (the registry refuses them anyway). {@link #refresh} runs on the
  * router's loop; the readers ({@link ServedModels}) may run anywhere.
+ *
+ * <p>Tokenizers fetched from the store draw from the router's share of the memory budget: one that would
+ * take the fetched tokenizers past it is not kept (its model not served, the reason logged and given to
+ * its requests) until a model leaves, and a model that leaves takes its tokenizer with it.
  */
 public final class ModelCatalog implements ServedModels {
     private static final Logger LOG = Logger.getLogger(ModelCatalog.class.getName());
@@ -46,6 +50,12 @@ public final class ModelCatalog implements ServedModels {
     private final List<ServedModel> local = new ArrayList<>();
     /** Tokenizers by identity: the loaded models' and every one fetched from the store so far. */
     private final Map<String, Tokenizer> tokenizers = new ConcurrentHashMap<>();
+    /** The footprint of each tokenizer fetched from the store (the loaded models' are not counted). */
+    private final Map<String, Long> fetched = new ConcurrentHashMap<>();
+
+    private final long tokenizerBytes;
+    /** Tokenizers turned away for lack of room: not fetched again until a model leaves and frees some. */
+    private final Set<String> noRoom = ConcurrentHashMap.newKeySet();
 
     private final Map<String, ServedModel> served = new ConcurrentHashMap<>();
     private final Set<String> loading = ConcurrentHashMap.newKeySet();
@@ -69,6 +79,16 @@ public final class ModelCatalog implements ServedModels {
             Supplier<List<WorkerDescriptor>> registry,
             Function<String, Future<Tokenizer>> tokenizerStore,
             List<Local> loaded) {
+        this(registry, tokenizerStore, loaded, Long.MAX_VALUE);
+    }
+
+    /** @param tokenizerBytes the most heap the tokenizers fetched from the store may hold together */
+    public ModelCatalog(
+            Supplier<List<WorkerDescriptor>> registry,
+            Function<String, Future<Tokenizer>> tokenizerStore,
+            List<Local> loaded,
+            long tokenizerBytes) {
+        this.tokenizerBytes = tokenizerBytes;
         this.registry = registry;
         this.tokenizerStore = tokenizerStore;
         for (Local l : loaded) {
@@ -95,6 +115,7 @@ public final class ModelCatalog implements ServedModels {
                 departed.put(m.name(), Boolean.TRUE);
                 LOG.info("model '" + m.name() + "' is no longer served: none of its workers is registered");
                 dropListeners.forEach(l -> l.accept(m));
+                releaseUnusedTokenizers();
             }
         }
         byName.forEach((name, workers) -> {
@@ -147,11 +168,16 @@ public final class ModelCatalog implements ServedModels {
             serve(new ServedModel(name, fingerprint, card.contextLength(), known, template));
             return;
         }
+        if (noRoom.contains(card.tokenizer())) {
+            return;
+        }
         loading.add(name);
         tokenizerStore.apply(card.tokenizer()).onComplete(ar -> {
             loading.remove(name);
             if (ar.succeeded() && ar.result() != null) {
-                tokenizers.put(card.tokenizer(), ar.result());
+                if (!keep(name, card.tokenizer(), ar.result())) {
+                    return;
+                }
                 // The registry may have moved on while the tokenizer came: look again.
                 refresh();
             } else {
@@ -161,6 +187,41 @@ public final class ModelCatalog implements ServedModels {
                                 + (ar.failed() ? ": " + ar.cause().getMessage() : "") + "; will try again");
             }
         });
+    }
+
+    /** Keeps a fetched tokenizer if it fits the share left; else says why its model is not served. */
+    private boolean keep(String name, String identity, Tokenizer tokenizer) {
+        long footprint = tokenizer.footprintBytes();
+        long held = fetched.values().stream().mapToLong(Long::longValue).sum();
+        if (held + footprint > tokenizerBytes) {
+            warnOnce(
+                    name,
+                    "the tokenizer of model '" + name + "' takes " + footprint + " bytes and the tokenizers this"
+                            + " router holds " + held + " of their " + tokenizerBytes + "-byte share of the memory"
+                            + " budget; not served until another model leaves");
+            noRoom.add(identity);
+            return false;
+        }
+        fetched.put(identity, footprint);
+        tokenizers.put(identity, tokenizer);
+        return true;
+    }
+
+    /** Fetched tokenizers no served model uses any more are dropped: the store has them should one return. */
+    private void releaseUnusedTokenizers() {
+        for (String identity : List.copyOf(fetched.keySet())) {
+            Tokenizer t = tokenizers.get(identity);
+            if (served.values().stream().noneMatch(m -> m.tokenizer() == t)) {
+                tokenizers.remove(identity);
+                fetched.remove(identity);
+                noRoom.clear();
+            }
+        }
+    }
+
+    /** Heap held by the tokenizers fetched from the store. */
+    public long fetchedTokenizerBytes() {
+        return fetched.values().stream().mapToLong(Long::longValue).sum();
     }
 
     private void serve(ServedModel m) {

@@ -49,6 +49,9 @@ public final class ModelSchedulers {
 
     /** The model is no longer served: its scheduler (turns, routed trees) goes with it. */
     public void forgetModel(ServedModel model) {
-        schedulers.remove(Key.of(model));
+        PairScheduler gone = schedulers.remove(Key.of(model));
+        if (gone != null) {
+            gone.close();
+        }
     }
 }

@@ -141,6 +141,16 @@ public final class PairScheduler {
             Function<WorkerRole, List<WorkerView>> workers,
             SchedulingObserver observer,
             PrefixLookup index) {
+        return forSettings(settings, workers, observer, index, RoutedPrefixTrees.Allowance.unbounded());
+    }
+
+    /** As above, with the routed-prefix trees (if any) also bounded by {@code trees}, shared across models. */
+    public static PairScheduler forSettings(
+            RouterSettings settings,
+            Function<WorkerRole, List<WorkerView>> workers,
+            SchedulingObserver observer,
+            PrefixLookup index,
+            RoutedPrefixTrees.Allowance trees) {
         SchedulingPolicy policy = settings.schedulingPolicy();
         SchedulingProfile prefill = SchedulingPlugins.profile("prefill", settings.prefill());
         SchedulingProfile decode = SchedulingPlugins.profile("decode", settings.decode());
@@ -150,8 +160,8 @@ public final class PairScheduler {
                     prefill,
                     decode,
                     observer,
-                    new RoutedPrefixTrees(maxTreeBlocks(settings.prefill())),
-                    new RoutedPrefixTrees(maxTreeBlocks(settings.decode())));
+                    new RoutedPrefixTrees(maxTreeBlocks(settings.prefill()), trees),
+                    new RoutedPrefixTrees(maxTreeBlocks(settings.decode()), trees));
         }
         return new PairScheduler(
                 workers,
@@ -173,6 +183,14 @@ public final class PairScheduler {
         if (prefillTrees != null) {
             prefillTrees.forgetWorker(workerId);
             decodeTrees.forgetWorker(workerId);
+        }
+    }
+
+    /** The model is no longer served: its routed-prefix trees give their blocks back. Loop only. */
+    public void close() {
+        if (prefillTrees != null) {
+            prefillTrees.clear();
+            decodeTrees.clear();
         }
     }
 

@@ -2,6 +2,7 @@ package dev.tandem.router;
 
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -16,31 +17,89 @@ import java.util.Map;
  * blocks after it and eviction takes leaves first, as SGLang's LRU over leaves does (SGLang evicts every
  * {@code eviction_interval_secs}; here the bound holds after every insert).
  *
+ * <p>Every router's trees, over both pools and every model, also share one bound in blocks (its share of
+ * the node's memory budget, {@link Allowance}): past it, the tree that grows gives up blocks of its largest
+ * worker's tree, least recently routed first.
+ *
  * <p>Loop only: not thread-safe.
  */
 public final class RoutedPrefixTrees implements PrefixLookup {
+
+    /** Blocks every tree of one router may hold together. Loop only, like the trees. */
+    public static final class Allowance {
+        private final long maxBlocks;
+        private long held;
+
+        public Allowance(long maxBlocks) {
+            if (maxBlocks < 1) {
+                throw new IllegalArgumentException("routed-prefix trees hold at least one block");
+            }
+            this.maxBlocks = maxBlocks;
+        }
+
+        /** No bound beyond each tree's own. */
+        public static Allowance unbounded() {
+            return new Allowance(Long.MAX_VALUE);
+        }
+
+        public long held() {
+            return held;
+        }
+    }
+
     private final long maxBlocksPerWorker;
+    private final Allowance allowance;
     private final Map<String, LinkedHashMap<Long, Boolean>> trees = new HashMap<>();
 
     /** @param maxBlocksPerWorker the most blocks remembered per worker (at least 1) */
     public RoutedPrefixTrees(long maxBlocksPerWorker) {
+        this(maxBlocksPerWorker, Allowance.unbounded());
+    }
+
+    /** Trees whose blocks also count against {@code allowance}, shared with other trees. */
+    public RoutedPrefixTrees(long maxBlocksPerWorker, Allowance allowance) {
         if (maxBlocksPerWorker < 1) {
             throw new IllegalArgumentException("a routed-prefix tree holds at least one block");
         }
         this.maxBlocksPerWorker = maxBlocksPerWorker;
+        this.allowance = allowance;
     }
 
     /** Records that a prompt with these block hashes was routed to {@code workerId}. */
     public void insert(String workerId, long[] blockHashes) {
         LinkedHashMap<Long, Boolean> tree = trees.computeIfAbsent(workerId, w -> new LinkedHashMap<>(16, 0.75f, true));
         for (int i = blockHashes.length - 1; i >= 0; i--) {
-            tree.put(blockHashes[i], Boolean.TRUE);
+            if (tree.put(blockHashes[i], Boolean.TRUE) == null) {
+                allowance.held++;
+            }
         }
+        evictEldest(tree, tree.size() - maxBlocksPerWorker);
+        while (allowance.held > allowance.maxBlocks) {
+            LinkedHashMap<Long, Boolean> largest = largest();
+            if (largest == null) {
+                break; // the other trees hold the excess; they give it up when they grow
+            }
+            evictEldest(largest, Math.min(largest.size(), allowance.held - allowance.maxBlocks));
+        }
+    }
+
+    private void evictEldest(LinkedHashMap<Long, Boolean> tree, long count) {
         var eldest = tree.keySet().iterator();
-        while (tree.size() > maxBlocksPerWorker) {
+        for (long i = 0; i < count; i++) {
             eldest.next();
             eldest.remove();
+            allowance.held--;
         }
+    }
+
+    private LinkedHashMap<Long, Boolean> largest() {
+        LinkedHashMap<Long, Boolean> largest = null;
+        for (LinkedHashMap<Long, Boolean> tree : trees.values()) {
+            if (!tree.isEmpty() && (largest == null || tree.size() > largest.size())) {
+                largest = tree;
+            }
+        }
+        return largest;
     }
 
     /** Per worker routed at least the first block, how many leading blocks of the prompt it was routed. */
@@ -78,7 +137,15 @@ public final class RoutedPrefixTrees implements PrefixLookup {
 
     /** A worker that left the registry leaves its tree. */
     public void forgetWorker(String workerId) {
-        trees.remove(workerId);
+        LinkedHashMap<Long, Boolean> tree = trees.remove(workerId);
+        if (tree != null) {
+            allowance.held -= tree.size();
+        }
+    }
+
+    /** Forgets every tree (its model is no longer served), giving their blocks back to the allowance. */
+    public void clear() {
+        List.copyOf(trees.keySet()).forEach(this::forgetWorker);
     }
 
     /** Workers with a tree. */

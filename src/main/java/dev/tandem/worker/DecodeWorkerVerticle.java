@@ -86,6 +86,8 @@ public final class DecodeWorkerVerticle extends VerticleBase {
         compute = vertx.createSharedWorkerExecutor("tandem-decode-" + workerId, 1);
         events = new KvEventPublisher(vertx, workerId, kept, settings.heartbeatMs());
         metrics.kvCache(kept::bytes, kept::blocks, kept::evictions);
+        metrics.kvInbox(inbox::parkedBytes, inbox::parkedCount, inbox::incomingBytes, inbox::incomingCount);
+        metrics.kvCapacity(settings.kvCapacityBytes());
         localPrefill = new LocalPrefill(workerId, engine, compute, kept, inbox, this::noRoom);
         EventBus bus = vertx.eventBus();
         control = new WorkerControl(vertx, workerId, announcer, this::descriptor);
@@ -130,7 +132,7 @@ public final class DecodeWorkerVerticle extends VerticleBase {
 
     /** KV memory running and parked requests hold; kept blocks are not counted: they give way to them. */
     private long usedBytes() {
-        return batch.kvBytes() + inbox.parkedBytes();
+        return batch.kvBytes() + inbox.parkedBytes() + inbox.incomingBytes();
     }
 
     /** The finished sequences' blocks kept here (tests). */

@@ -66,6 +66,12 @@ final class KvInbox {
     private final java.util.LinkedHashMap<Long, Cancelled> cancelled = new java.util.LinkedHashMap<>();
 
     private long expired;
+    /** Kept as the maps change, so that metrics read them from any thread without walking the maps. */
+    private volatile long parkedBytes;
+
+    private volatile long incomingBytes;
+    private volatile int parkedCount;
+    private volatile int incomingCount;
 
     private record Cancelled(dev.tandem.protocol.CancelRequest cancel, long atNanos) {}
 
@@ -119,7 +125,7 @@ final class KvInbox {
         if (t == null && chunk.index() == 0 && cancelledAlready(id, chunk.attempt())) {
             // Its cancel came first: take nothing, answer the last chunk "cancelled" and drop the rest unread.
             t = new Transfer(id, chunk.attempt(), new KvTransferAssembler(layout, fingerprint, maxBytes, prefixSource));
-            incoming.put(id, t);
+            startTransfer(t);
             fail(t, WorkerFailure.CANCELLED, "request " + id + " was cancelled before its KV arrived");
         }
         if (t == null) {
@@ -132,7 +138,7 @@ final class KvInbox {
                 return;
             }
             t = new Transfer(id, chunk.attempt(), new KvTransferAssembler(layout, fingerprint, maxBytes, prefixSource));
-            incoming.put(id, t);
+            startTransfer(t);
             String full = noRoom.get();
             if (full != null) {
                 // No room: take nothing, and answer the last chunk so the router tries another worker.
@@ -145,7 +151,7 @@ final class KvInbox {
         if (!chunk.last()) {
             return;
         }
-        incoming.remove(id);
+        endTransfer(id);
         if (t.failure != null) {
             vertx.cancelTimer(t.timerId);
             message.fail(t.failure.code(), t.failureMessage);
@@ -171,8 +177,34 @@ final class KvInbox {
 
     /** Parks a request's KV until its DECODE_REQUEST claims it (or the park timeout frees it). */
     void park(long requestId, int attempt, KvCache cache, int[] tokens) {
-        parked.put(
+        Parked old = parked.put(
                 requestId, new Parked(cache, tokens, attempt, vertx.setTimer(parkTimeoutMs, tid -> expire(requestId))));
+        parkedBytes += cache.bytes() - (old == null ? 0 : old.cache.bytes());
+        parkedCount = parked.size();
+    }
+
+    private void startTransfer(Transfer t) {
+        incoming.put(t.requestId, t);
+        incomingCount = incoming.size();
+    }
+
+    /** The transfer leaves the inbox (done, refused or dropped); null when there was none. */
+    private Transfer endTransfer(long requestId) {
+        Transfer t = incoming.remove(requestId);
+        if (t != null) {
+            incomingBytes -= t.assembler.bytesReceived();
+            incomingCount = incoming.size();
+        }
+        return t;
+    }
+
+    private Parked unpark(long requestId) {
+        Parked p = parked.remove(requestId);
+        if (p != null) {
+            parkedBytes -= p.cache.bytes();
+            parkedCount = parked.size();
+        }
+        return p;
     }
 
     private void accept(Transfer t, KvChunk chunk) {
@@ -184,11 +216,13 @@ final class KvInbox {
             return;
         }
         t.nextIndex++;
+        long before = t.assembler.bytesReceived();
         try {
             t.assembler.accept(chunk.payload());
         } catch (KvTransferException e) {
             fail(t, failureOf(e), e.getMessage());
         }
+        incomingBytes += t.assembler.bytesReceived() - before;
     }
 
     private void fail(Transfer t, WorkerFailure failure, String message) {
@@ -227,7 +261,7 @@ final class KvInbox {
         if (p == null || p.attempt != attempt && p.attempt != 0) {
             return null;
         }
-        parked.remove(requestId);
+        unpark(requestId);
         vertx.cancelTimer(p.timerId);
         return new Claimed(p.cache, p.tokens);
     }
@@ -248,11 +282,11 @@ final class KvInbox {
 
     /** Frees whatever the request holds here; true if it held anything. */
     boolean drop(long requestId) {
-        Transfer t = incoming.remove(requestId);
+        Transfer t = endTransfer(requestId);
         if (t != null) {
             vertx.cancelTimer(t.timerId);
         }
-        Parked p = parked.remove(requestId);
+        Parked p = unpark(requestId);
         if (p != null) {
             vertx.cancelTimer(p.timerId);
             p.cache.free();
@@ -294,25 +328,24 @@ final class KvInbox {
     }
 
     int parkedCount() {
-        return parked.size();
+        return parkedCount;
     }
 
     int incomingCount() {
-        return incoming.size();
+        return incomingCount;
     }
 
     long expiredCount() {
         return expired;
     }
 
+    /** KV parked until its DECODE_REQUEST claims it. Any thread. */
     long parkedBytes() {
-        long bytes = 0;
-        for (Parked p : parked.values()) {
-            bytes += p.cache.bytes();
-        }
-        for (Transfer t : incoming.values()) {
-            bytes += t.assembler.bytesReceived();
-        }
-        return bytes;
+        return parkedBytes;
+    }
+
+    /** KV of transfers still arriving, as much as has arrived. Any thread. */
+    long incomingBytes() {
+        return incomingBytes;
     }
 }

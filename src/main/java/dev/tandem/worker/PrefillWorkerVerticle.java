@@ -86,6 +86,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
         prefixCache = new BlockCache(engine.kvLayout(), engine.info().fingerprint(), settings.prefixCacheBytes());
         events = new KvEventPublisher(vertx, workerId, prefixCache, settings.heartbeatMs());
         metrics.kvCache(prefixCache::bytes, prefixCache::blocks, prefixCache::evictions);
+        metrics.kvCapacity(settings.prefixCacheBytes());
         shipper = new KvShipper(vertx, settings, engine, metrics);
         control = new WorkerControl(vertx, workerId, announcer, this::descriptor);
         return control.start(List.of(

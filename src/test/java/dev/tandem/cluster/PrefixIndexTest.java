@@ -97,7 +97,8 @@ class PrefixIndexTest {
 
     private Replica replica(int maxBuffered) {
         Context context = vertx.getOrCreateContext();
-        PrefixIndex index = new PrefixIndex(vertx, context, 5_000, maxBuffered, System::currentTimeMillis);
+        PrefixIndex index =
+                new PrefixIndex(vertx, context, 5_000, maxBuffered, System::currentTimeMillis, Long.MAX_VALUE);
         index.start().await();
         return new Replica(index, context);
     }
@@ -517,7 +518,7 @@ class PrefixIndexTest {
     @Test
     void theLagIsReceiptTimeMinusSendTime() {
         Context context = vertx.getOrCreateContext();
-        PrefixIndex index = new PrefixIndex(vertx, context, 5_000, 10, () -> 50_250);
+        PrefixIndex index = new PrefixIndex(vertx, context, 5_000, 10, () -> 50_250, Long.MAX_VALUE);
         index.start().await();
         Replica r = new Replica(index, context);
         FakeKvWorker w1 = worker("w1");
@@ -525,6 +526,30 @@ class PrefixIndexTest {
         w1.store(1);
         awaitInSync(r, w1);
         assertEquals(250, index.lastEventLagMillis());
+    }
+
+    @Test
+    void atItsBoundTheIndexRecordsNoMoreBlocksUntilRemovalsMakeRoom() {
+        Context context = vertx.getOrCreateContext();
+        PrefixIndex index = new PrefixIndex(vertx, context, 5_000, 10, System::currentTimeMillis, 3);
+        Replica r = new Replica(index, context);
+        r.on(() -> {
+            index.accept(new KvCacheEvents("w1", 1, 0, blocks(1, 2), NONE), 0);
+            index.accept(new KvCacheEvents("w2", 1, 0, blocks(7, 8), NONE), 0);
+            return null;
+        });
+        assertEquals(3, index.entries());
+        assertEquals(1, index.dropped(), "block 8 did not fit");
+        assertArrayEquals(blocks(7), r.blocks("w2"));
+        r.on(() -> {
+            index.accept(new KvCacheEvents("w1", 2, 0, blocks(3), blocks(1, 2)), 0);
+            index.accept(new KvCacheEvents("w2", 2, 0, blocks(8, 9), NONE), 0);
+            return null;
+        });
+        assertArrayEquals(blocks(3), r.blocks("w1"), "a batch's removals make room after its own stores");
+        assertArrayEquals(blocks(7, 8), r.blocks("w2"));
+        assertEquals(3, index.entries());
+        assertEquals(2, index.dropped());
     }
 
     @Test

@@ -108,6 +108,42 @@ class ModelCatalogTest {
     }
 
     @Test
+    void aTokenizerBeyondTheShareIsNotKeptUntilAModelLeavesAndTheLeaverTakesItsTokenizer() {
+        Tokenizer llama = TestTokenizers.llama2c();
+        String otherId = "sha256:00000000000000d3";
+        store.put(LLAMA_ID, llama);
+        store.put(otherId, TestTokenizers.llama2c());
+        ModelCatalog bounded = new ModelCatalog(
+                () -> List.copyOf(registry),
+                this::fetch,
+                List.of(new ModelCatalog.Local(BUILTIN, BYTE_ID)),
+                llama.footprintBytes() + 1);
+        addStories();
+        registry.add(worker("tp", WorkerRole.PREFILL, "tales", 44, new ModelCard(256, otherId, "llama2")));
+        bounded.refresh();
+        assertEquals("stories", bounded.pick("stories").model().name());
+        assertEquals(llama.footprintBytes(), bounded.fetchedTokenizerBytes());
+        assertEquals(ServedModels.Miss.UNAVAILABLE, bounded.pick("tales").miss());
+        assertTrue(
+                bounded.pick("tales").message().contains("memory budget"),
+                bounded.pick("tales").message());
+        bounded.refresh();
+        assertEquals(2, fetched.size(), "a tokenizer turned away for room is not fetched again meanwhile");
+        registry.removeIf(w -> w.model().equals("stories"));
+        bounded.refresh();
+        bounded.refresh();
+        assertEquals("tales", bounded.pick("tales").model().name(), "the room stories left serves tales");
+        assertEquals(ServedModels.Miss.UNAVAILABLE, bounded.pick("stories").miss());
+    }
+
+    @Test
+    void aLlama2cTokenizersFootprintGrowsWithItsVocabulary() {
+        long footprint = TestTokenizers.llama2c().footprintBytes();
+        int vocab = TestTokenizers.llama2c().vocabSize();
+        assertTrue(footprint > 100L * vocab && footprint < 400L * vocab, footprint + " bytes for " + vocab + " tokens");
+    }
+
+    @Test
     void whileTheTokenizerIsOnItsWayTheModelIsUnavailableNotUnknown() {
         holdFetches = true;
         addStories();

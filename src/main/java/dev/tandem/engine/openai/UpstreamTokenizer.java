@@ -57,6 +57,16 @@ public final class UpstreamTokenizer implements Tokenizer {
         return new UpstreamTokenizer(baseUrl, model, pieces, bos, encoder);
     }
 
+    /** The pieces: an array of 16 + length and a slot per token. */
+    @Override
+    public long footprintBytes() {
+        long bytes = 16;
+        for (byte[] p : pieces) {
+            bytes += 16 + p.length + 8;
+        }
+        return bytes;
+    }
+
     @Override
     public boolean encodesInProcess() {
         return false;

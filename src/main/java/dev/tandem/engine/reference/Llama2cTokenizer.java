@@ -47,6 +47,23 @@ public final class Llama2cTokenizer implements Tokenizer {
         }
     }
 
+    /**
+     * Per token: its piece (a String of 40 bytes + its chars), score, id map entry (a HashMap node, a boxed
+     * id and two table slots: about 64 bytes) and its decoded bytes (one or two arrays of 16 + length).
+     */
+    @Override
+    public long footprintBytes() {
+        long bytes = 16L * 5; // the five arrays' headers
+        for (int i = 0; i < pieces.length; i++) {
+            int len = pieces[i].length();
+            bytes += 40 + len + Float.BYTES + 64 + 16 + len + 8 * 3;
+            if (decodedAfterBos[i] != decoded[i]) {
+                bytes += 16 + decodedAfterBos[i].length;
+            }
+        }
+        return bytes;
+    }
+
     /** Loads every token record in the file. */
     public static Llama2cTokenizer load(Path file) throws IOException {
         return load(file, -1);

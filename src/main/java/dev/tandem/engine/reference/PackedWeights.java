@@ -47,6 +47,15 @@ final class PackedWeights {
         classifier = pack(w.classifier, c.vocabSize(), dim);
     }
 
+    /** Heap the weights take: every matrix and vector once (the packed layout pads nothing worth counting). */
+    long bytes() {
+        long dim = config.dim();
+        long kvDim = config.kvDim();
+        long hidden = config.hiddenDim();
+        long perLayer = 2 * dim + (dim + 2 * kvDim) * dim + dim * dim + 2 * hidden * dim + dim * hidden;
+        return Float.BYTES * (2 * config.vocabSize() * dim + config.layers() * perLayer + dim);
+    }
+
     private static float[][][] pack(float[] w, int d, int n) {
         return MatmulKernel.ACTIVE.pack(w, d, n);
     }

@@ -58,6 +58,11 @@ public final class ReferenceEngine implements Engine {
         this.info = new ModelInfo(name, config, weights.fingerprint());
     }
 
+    @Override
+    public long residentBytes() {
+        return weights.bytes();
+    }
+
     /** An engine over weights already in memory; it keeps its own copy, laid out for compute. */
     public static ReferenceEngine create(String name, ModelWeights weights, Tokenizer tokenizer, int blockSize) {
         return new ReferenceEngine(name, weights, tokenizer, blockSize);

@@ -1,0 +1,23 @@
+package dev.tandem.config;
+
+/**
+ * How much of the JVM's heap KV and everything else that grows with traffic may take in all (the
+ * {@code memory} section). {@link MemoryBudget} splits it between the node's workers and router.
+ *
+ * @param heapFraction the budget as a share of the max heap left after the model's weights
+ * @param budgetBytes  the budget in bytes instead (0 = from {@code heapFraction}); for a JVM that shares its
+ *                     heap with something else, and for tests
+ */
+public record MemorySettings(double heapFraction, long budgetBytes) {
+
+    /** 0.4: with Tandem's own objects the live heap stays near half the max heap, where G1 collects at ease. */
+    public static final double DEFAULT_HEAP_FRACTION = 0.4;
+
+    static MemorySettings read(ConfigSection s) {
+        MemorySettings m = new MemorySettings(
+                s.decimal("heap-fraction", DEFAULT_HEAP_FRACTION, 0.05, 0.9),
+                s.integer("budget-bytes", 0, 0, 1L << 44));
+        s.rejectUnknownKeys();
+        return m;
+    }
+}

@@ -97,6 +97,28 @@ class RoutedPrefixTreesTest {
     }
 
     @Test
+    void treesSharingAnAllowanceStayWithinItTheLargestGivingWay() {
+        RoutedPrefixTrees.Allowance allowance = new RoutedPrefixTrees.Allowance(7);
+        RoutedPrefixTrees prefill = new RoutedPrefixTrees(100, allowance);
+        RoutedPrefixTrees decode = new RoutedPrefixTrees(100, allowance);
+        prefill.insert("p1", new long[] {1, 2, 3, 10});
+        prefill.insert("p2", new long[] {7});
+        decode.insert("d1", new long[] {4, 5});
+        assertEquals(7, allowance.held());
+        decode.insert("d1", new long[] {4, 6}); // one over: the growing trees' largest, d1, gives up its eldest
+        assertEquals(7, allowance.held());
+        assertEquals(Map.of("d1", 2), decode.leadingBlocks(new long[] {4, 6}));
+        assertEquals(Map.of("d1", 1), decode.leadingBlocks(new long[] {4, 5}));
+        prefill.insert("p2", new long[] {7, 8, 9}); // two over: p1, the largest, loses its two least recent
+        assertEquals(7, allowance.held());
+        assertEquals(Map.of("p2", 3), prefill.leadingBlocks(new long[] {7, 8, 9}));
+        assertEquals(Map.of("p1", 2), prefill.leadingBlocks(new long[] {1, 2, 3, 10}));
+        prefill.clear(); // its model left: its blocks go back
+        assertEquals(2, allowance.held());
+        assertEquals(0, prefill.workers());
+    }
+
+    @Test
     void aTreeHoldsAtLeastOneBlock() {
         assertThrows(IllegalArgumentException.class, () -> new RoutedPrefixTrees(0));
     }

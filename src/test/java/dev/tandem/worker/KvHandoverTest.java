@@ -93,10 +93,53 @@ class KvHandoverTest {
         WorkerLoad parked = status();
         assertEquals(1, parked.parkedKv());
         assertTrue(parked.kvBytesUsed() > 0);
+        assertEquals(1, gauge("tandem.kv.parked.requests"));
+        assertEquals(parked.kvBytesUsed(), gauge("tandem.kv.parked.bytes"));
         TestNodes.awaitTrue(
                 () -> status().parkedKv() == 0 && status().kvBytesUsed() == 0,
                 Duration.ofMillis(PARK_TIMEOUT_MS * 10),
                 "parked KV to be freed");
+        assertEquals(0, gauge("tandem.kv.parked.requests"));
+        assertEquals(0, gauge("tandem.kv.parked.bytes"));
+    }
+
+    @Test
+    void kvStillArrivingIsIncomingOnMetricsUntilItsLastChunkParksIt() {
+        List<Buffer> chunks = kvFor(
+                "a transfer caught halfway through its chunks", engine.info().fingerprint());
+        assertTrue(chunks.size() > 2, chunks.size() + " chunks");
+        String address = Addresses.decodeKv("decode-x");
+        for (int i = 0; i < chunks.size() - 1; i++) {
+            node.vertx()
+                    .eventBus()
+                    .send(address, chunks.get(i), new KvChunk(78, i, false, chunks.get(i)).deliveryOptions());
+        }
+        TestNodes.awaitTrue(
+                () -> gauge("tandem.kv.incoming.requests") == 1 && gauge("tandem.kv.incoming.bytes") > 0,
+                Duration.ofSeconds(5),
+                "the transfer to count as incoming");
+        assertEquals(0, gauge("tandem.kv.parked.requests"));
+        int last = chunks.size() - 1;
+        node.vertx()
+                .eventBus()
+                .request(address, chunks.get(last), new KvChunk(78, last, true, chunks.get(last)).deliveryOptions())
+                .await();
+        assertEquals(0, gauge("tandem.kv.incoming.requests"));
+        assertEquals(0, gauge("tandem.kv.incoming.bytes"));
+        assertEquals(1, gauge("tandem.kv.parked.requests"));
+        cancel(new dev.tandem.protocol.CancelRequest(78, "cancelled"));
+        TestNodes.awaitTrue(
+                () -> gauge("tandem.kv.parked.requests") == 0, Duration.ofSeconds(5), "the cancel to free it");
+        assertEquals(0, gauge("tandem.kv.parked.bytes"));
+    }
+
+    private double gauge(String name) {
+        return node.metrics()
+                .registry()
+                .get(name)
+                .tag("worker", "decode-x")
+                .gauge()
+                .value();
     }
 
     @Test
@@ -147,9 +190,11 @@ class KvHandoverTest {
     void kvThatArrivesAfterItsCancelIsRefusedNotParked() {
         // The cancel overtook the KV (router and prefill worker are different senders on the bus): before, the
         // KV was acknowledged and parked until the park timeout, counted in kv_used_bytes with nothing in flight.
-        cancel(new dev.tandem.protocol.CancelRequest(81, "cancelled"));
+        // The KV is computed first: the cancel is remembered for the park timeout only, which a slow
+        // prefill on a loaded machine outlasted.
         List<Buffer> chunks =
                 kvFor("cancelled before its KV came", engine.info().fingerprint());
+        cancel(new dev.tandem.protocol.CancelRequest(81, "cancelled"));
         assertEquals(WorkerFailure.CANCELLED, failureOf(ship(81, chunks)));
         WorkerLoad after = status();
         assertEquals(0, after.parkedKv());

@@ -12,6 +12,7 @@ package dev.tandem.config;
  * @param replyTimeoutMs a message handed to a worker that is not answered within this time is failed
  * @param allowNoToken   development only: listen without a token, which is accepted on a loopback host alone
  * @param frameReadTimeoutMs a frame whose bytes take longer than this to arrive closes the connection
+ * @param failedJoins    how many joins without the token a connection and a source address may make
  */
 public record WorkerBridgeSettings(
         String host,
@@ -20,9 +21,27 @@ public record WorkerBridgeSettings(
         String token,
         long replyTimeoutMs,
         boolean allowNoToken,
-        long frameReadTimeoutMs) {
+        long frameReadTimeoutMs,
+        FailedJoins failedJoins) {
     /** Shorter tokens are guessable; 16 characters is what {@code openssl rand -hex 8} prints. */
     public static final int MIN_TOKEN_CHARS = 16;
+
+    /**
+     * Limits on joins that carry no token or the wrong one, so the token cannot be guessed at line speed.
+     *
+     * @param perConnection a connection is closed at its this-many-th failed join
+     * @param perAddress    this many failed joins from one source address within {@code windowMs} of its
+     *                      first lock it out: its joins are refused unheard until the window closes
+     * @param windowMs      how long an address's failures are remembered
+     */
+    public record FailedJoins(int perConnection, int perAddress, long windowMs) {
+        static FailedJoins read(ConfigSection s) {
+            return new FailedJoins(
+                    s.integer("max-failed-joins-per-connection", 3, 1, 1000),
+                    s.integer("max-failed-joins-per-address", 10, 1, 1_000_000),
+                    s.integer("failed-join-window-ms", 60_000, 100, 86_400_000));
+        }
+    }
 
     static WorkerBridgeSettings read(ConfigSection s) {
         WorkerBridgeSettings b = new WorkerBridgeSettings(
@@ -32,7 +51,8 @@ public record WorkerBridgeSettings(
                 s.string("token", ""),
                 s.integer("reply-timeout-ms", 60_000, 100, 3_600_000),
                 s.bool("allow-no-token", false),
-                s.integer("frame-read-timeout-ms", 30_000, 100, 3_600_000));
+                s.integer("frame-read-timeout-ms", 30_000, 100, 3_600_000),
+                FailedJoins.read(s));
         s.rejectUnknownKeys();
         if (!b.token.isEmpty() && b.token.length() < MIN_TOKEN_CHARS) {
             throw new ConfigException("'worker-bridge.token' must be at least " + MIN_TOKEN_CHARS + " characters");
@@ -74,15 +94,21 @@ public record WorkerBridgeSettings(
 
     public WorkerBridgeSettings withTcpPort(int port) {
         return new WorkerBridgeSettings(
-                host, port, maxFrameBytes, token, replyTimeoutMs, allowNoToken, frameReadTimeoutMs);
+                host, port, maxFrameBytes, token, replyTimeoutMs, allowNoToken, frameReadTimeoutMs, failedJoins);
     }
 
     public WorkerBridgeSettings withToken(String newToken) {
         return new WorkerBridgeSettings(
-                host, tcpPort, maxFrameBytes, newToken, replyTimeoutMs, allowNoToken, frameReadTimeoutMs);
+                host, tcpPort, maxFrameBytes, newToken, replyTimeoutMs, allowNoToken, frameReadTimeoutMs, failedJoins);
     }
 
     public WorkerBridgeSettings withAllowNoToken(boolean allow) {
-        return new WorkerBridgeSettings(host, tcpPort, maxFrameBytes, token, replyTimeoutMs, allow, frameReadTimeoutMs);
+        return new WorkerBridgeSettings(
+                host, tcpPort, maxFrameBytes, token, replyTimeoutMs, allow, frameReadTimeoutMs, failedJoins);
+    }
+
+    public WorkerBridgeSettings withFailedJoins(FailedJoins limits) {
+        return new WorkerBridgeSettings(
+                host, tcpPort, maxFrameBytes, token, replyTimeoutMs, allowNoToken, frameReadTimeoutMs, limits);
     }
 }

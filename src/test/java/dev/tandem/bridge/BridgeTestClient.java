@@ -55,6 +55,13 @@ public final class BridgeTestClient implements AutoCloseable {
         return new BridgeTestClient(socket);
     }
 
+    /** Connects from a given local address: 127.0.0.2, 127.0.0.3, … are other loopback peers on Linux. */
+    public static BridgeTestClient connectFrom(String localHost, int port) throws IOException {
+        Socket socket = new Socket(InetAddress.getLoopbackAddress(), port, InetAddress.getByName(localHost), 0);
+        socket.setTcpNoDelay(true);
+        return new BridgeTestClient(socket);
+    }
+
     private void read(DataInputStream in) {
         try {
             while (true) {

@@ -1,5 +1,6 @@
 package dev.tandem.config;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -60,6 +61,25 @@ class WorkerBridgeSettingsTest {
                 () -> dev.tandem.node.TandemNode.start(
                         noToken, new dev.tandem.node.TandemNode.Plan(true, List.of(), List.of())));
         assertTrue(String.valueOf(e.getMessage()).contains("worker-bridge.token"), String.valueOf(e));
+    }
+
+    @Test
+    void failedJoinLimitsHaveDefaultsAndRanges() {
+        assertEquals(
+                new WorkerBridgeSettings.FailedJoins(3, 10, 60_000),
+                TandemConfig.defaults().workerBridge().failedJoins());
+        assertEquals(
+                new WorkerBridgeSettings.FailedJoins(1, 50, 5_000),
+                parse(new JsonObject()
+                                .put("max-failed-joins-per-connection", 1)
+                                .put("max-failed-joins-per-address", 50)
+                                .put("failed-join-window-ms", 5_000))
+                        .failedJoins());
+        for (String key :
+                List.of("max-failed-joins-per-connection", "max-failed-joins-per-address", "failed-join-window-ms")) {
+            ConfigException e = assertThrows(ConfigException.class, () -> parse(new JsonObject().put(key, 0)));
+            assertTrue(e.getMessage().contains("worker-bridge." + key), e.getMessage());
+        }
     }
 
     @Test

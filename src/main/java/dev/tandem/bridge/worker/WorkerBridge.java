@@ -46,6 +46,8 @@ public final class WorkerBridge extends VerticleBase {
     /** SHA-256 of worker-bridge.token, or null when none is set. */
     private final byte[] tokenDigest;
 
+    private final JoinGuard joinGuard;
+
     private NetServer server;
     private long sweepTimer = -1;
 
@@ -63,6 +65,8 @@ public final class WorkerBridge extends VerticleBase {
         this.nodeId = nodeId;
         this.models = models;
         this.tokenDigest = settings.token().isEmpty() ? null : sha256(settings.token());
+        this.joinGuard =
+                new JoinGuard(settings.failedJoins(), registry, () -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
     }
 
     @Override
@@ -175,6 +179,10 @@ public final class WorkerBridge extends VerticleBase {
 
     Vertx vertx() {
         return vertx;
+    }
+
+    JoinGuard joinGuard() {
+        return joinGuard;
     }
 
     WorkerBridgeSettings settings() {

@@ -47,10 +47,14 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
     private final WorkerBridge bridge;
     private final EventBus eventBus;
     private final BridgeSocket socket;
+    /** The peer's IP address: failed joins are limited per source address. */
+    private final String peerHost;
+
     private ExternalWorker worker;
     private PendingReplies pending;
     private boolean joining;
     private int awaitingReplies;
+    private int failedJoins;
     private boolean closed;
 
     WorkerBridgeConnection(WorkerBridge bridge, NetSocket netSocket) {
@@ -58,6 +62,7 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
         this.eventBus = bridge.vertx().eventBus();
         this.socket =
                 new BridgeSocket(netSocket, bridge.settings().maxFrameBytes(), "worker-" + UUID.randomUUID(), this);
+        this.peerHost = JoinGuard.host(netSocket.remoteAddress());
     }
 
     void start() {
@@ -129,6 +134,14 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
             refuse("already_joined", "this connection has joined already", replyAddress);
             return;
         }
+        // Before anything is read: a locked-out address learns nothing, not even whether its join was well-formed.
+        JsonObject lockout = bridge.joinGuard().lockout(peerHost, replyAddress);
+        if (lockout != null) {
+            bridge.refused(lockout.getString("message"));
+            socket.write(lockout);
+            socket.close();
+            return;
+        }
         WorkerJoin join;
         try {
             join = WorkerJoin.CODEC.decode(JsonCodec.object(body));
@@ -137,12 +150,10 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
             return;
         }
         if (!bridge.tokenAccepted(join.token())) {
-            refuse(
-                    "unauthorized",
-                    join.token() == null
-                            ? "the join has no 'token': worker-bridge.token is required"
-                            : "the join's 'token' does not match worker-bridge.token",
-                    replyAddress);
+            refuse("unauthorized", JoinGuard.unauthorized(join.token()), replyAddress);
+            if (bridge.joinGuard().failed(peerHost, join.token() == null, ++failedJoins)) {
+                socket.close();
+            }
             return;
         }
         WorkerWelcome.ModelSpec model = bridge.model(join.model());

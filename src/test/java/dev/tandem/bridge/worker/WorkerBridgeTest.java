@@ -269,12 +269,16 @@ class WorkerBridgeTest {
             JsonObject wrong =
                     w.client.request(Addresses.WORKER_JOIN, join.copy().put("token", FakeExternalWorker.TOKEN + "x"));
             assertEquals("unauthorized", wrong.getString("message"), wrong.encode());
-            JsonObject prefix = w.client.request(
-                    Addresses.WORKER_JOIN, join.copy().put("token", FakeExternalWorker.TOKEN.substring(1)));
-            assertEquals("unauthorized", prefix.getString("message"), prefix.encode());
             // Nothing reaches a connection that has not joined: not a prompt, not a worker address.
             JsonObject after = w.client.request(Addresses.WORKER_HEARTBEAT, new JsonObject());
             assertEquals("not_joined", after.getString("message"), after.encode());
+        }
+        // On another connection: a connection is closed at its third failed join (WorkerBridgeFailedJoinsTest).
+        try (FakeExternalWorker w = new FakeExternalWorker(port, engine)) {
+            JsonObject join = FakeExternalWorker.joinBody("prefill", engine, "rogue-prefill-1");
+            JsonObject prefix =
+                    w.client.request(Addresses.WORKER_JOIN, join.put("token", FakeExternalWorker.TOKEN.substring(1)));
+            assertEquals("unauthorized", prefix.getString("message"), prefix.encode());
         }
         assertTrue(
                 node.router().directory().workers(WorkerRole.PREFILL).stream()

@@ -70,6 +70,7 @@ public final class HttpApi {
         // First: a body that breaks HTTP framing is the client's error, answered before any route's handler.
         router.route().failureHandler(HttpProtocolErrors::onFailure);
         router.route().handler(UnreadBodyClose::handle);
+        router.route().handler(ExpectHeader::handle);
         if (!http.apiKeys().isEmpty()) {
             ApiKeyHandler keys = new ApiKeyHandler(http.apiKeys());
             router.route("/v1/*").handler(keys);

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Answers sent before the request's body was read (413, 415, 401) say {@code Connection: close} and close
+ * Answers sent before the request's body was read (413, 415, 401, 417) say {@code Connection: close} and close
  * the connection, so the unread rest of the body is never read as a request; and the request-read timer never
  * tries to answer a request whose response has begun. Raw sockets: a client library would hide the close.
  */
@@ -99,6 +99,48 @@ class EarlyAnswerTest {
     void a401ClosesTheConnection() throws IOException {
         String request = head("/v1/completions", 1000, "Content-Type: application/json") + "{\"prompt\": \"";
         assertAnsweredThenClosed(RawHttp.exchangeThenAwaitClose(port, request), 401, "invalid_api_key");
+    }
+
+    @Test
+    void anUnknownExpectationIs417AndClosesTheConnection() throws IOException {
+        String request = head(
+                        "/v1/completions",
+                        20,
+                        "Authorization: Bearer " + KEY,
+                        "Content-Type: application/json",
+                        "Expect: something-else")
+                + "{\"prompt\": \"x\"}    ";
+        assertAnsweredThenClosed(RawHttp.exchangeThenAwaitClose(port, request), 417, "expectation_failed");
+    }
+
+    @Test
+    void anUnknownExpectationOnAGetIs417Too() throws IOException {
+        // No body is left unread here, so the connection may stay open.
+        RawHttp.Response r =
+                RawHttp.exchange(port, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 200-ok\r\n\r\n");
+        assertEquals(417, r.status(), r.head());
+        assertEquals("expectation_failed", r.json().getJsonObject("error").getString("code"), r.body());
+    }
+
+    @Test
+    void expect100ContinueStillWorks() throws IOException {
+        byte[] body = "{\"prompt\": \"go on\", \"max_tokens\": 1}".getBytes(StandardCharsets.UTF_8);
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream()
+                    .write(head(
+                                    "/v1/completions",
+                                    body.length,
+                                    "Authorization: Bearer " + KEY,
+                                    "Content-Type: application/json",
+                                    "Expect: 100-continue")
+                            .getBytes(StandardCharsets.US_ASCII));
+            InputStream in = socket.getInputStream();
+            assertEquals("HTTP/1.1 100 Continue\r\n\r\n", readUntilBlankLine(in));
+            socket.getOutputStream().write(body);
+            String head = readUntilBlankLine(in);
+            assertTrue(head.startsWith("HTTP/1.1 200"), head);
+        }
     }
 
     @Test

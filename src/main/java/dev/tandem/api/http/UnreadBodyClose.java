@@ -8,8 +8,8 @@ import io.vertx.ext.web.RoutingContext;
 /**
  * The first route: an HTTP/1.x answer that begins before its request's body has been read (413, 415, 401,
  * 417) says {@code Connection: close} and closes the connection once written. The rest of that body is then
- * never read as the next request, and a client that goes on sending it holds nothing. (HTTP/2 frames each
- * stream's body, so an early answer there ends only its stream.)
+ * never read as the next request, and a client that goes on sending it holds nothing. (Not on HTTP/2, should
+ * it ever be served: it frames each stream's body and forbids the header.)
  */
 final class UnreadBodyClose {
     private boolean closing;

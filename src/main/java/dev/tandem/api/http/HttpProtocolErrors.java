@@ -8,7 +8,8 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.StreamResetException;
 import io.vertx.ext.web.RoutingContext;
-import java.io.IOException;
+import java.net.SocketException;
+import java.nio.channels.ClosedChannelException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -90,11 +91,13 @@ public final class HttpProtocolErrors {
     /**
      * The connection closed or reset while the request was being read (the body handler fails the route with
      * it): the client went away, there is no one to answer, and Vert.x would log it as a SEVERE router error.
+     * Socket failures only: another IOException (a file a route could not read) still gets its 500.
      */
     private static boolean clientGone(Throwable failure) {
         return failure instanceof HttpClosedException
                 || failure instanceof StreamResetException
-                || failure instanceof IOException;
+                || failure instanceof SocketException
+                || failure instanceof ClosedChannelException;
     }
 
     private static void logGone(HttpServerRequest request, Throwable cause) {

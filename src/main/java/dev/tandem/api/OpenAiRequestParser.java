@@ -103,6 +103,7 @@ public final class OpenAiRequestParser {
     }
 
     public CompletionCall parseCompletion(JsonObject body, String sessionHeader) {
+        UnpairedSurrogates.refuseIn(body);
         refuseUnsupported(body, COMPLETION_UNSUPPORTED);
         if (RequestFields.integer(body, "best_of", 1, Long.MIN_VALUE, Long.MAX_VALUE) != 1) {
             throw unsupported("best_of", "'best_of' other than 1 is not supported");
@@ -123,6 +124,7 @@ public final class OpenAiRequestParser {
     }
 
     public CompletionCall parseChat(JsonObject body, String sessionHeader) {
+        UnpairedSurrogates.refuseIn(body);
         refuseUnsupported(body, CHAT_UNSUPPORTED);
         JsonObject format = RequestFields.object(body, "response_format");
         if (format != null && !"text".equals(format.getValue("type"))) {

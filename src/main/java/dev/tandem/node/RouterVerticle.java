@@ -4,6 +4,7 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.tandem.api.ApiKeys;
 import dev.tandem.api.OpenAiRequestParser;
 import dev.tandem.api.http.ConsoleRoutes;
+import dev.tandem.api.http.Http2Refusal;
 import dev.tandem.api.http.HttpApi;
 import dev.tandem.api.http.HttpProtocolErrors;
 import dev.tandem.api.http.OpsRoutes;
@@ -212,7 +213,7 @@ public final class RouterVerticle extends VerticleBase {
                 .compose(b -> {
                     RequestReadTimeout readTimeout = new RequestReadTimeout(vertx, http.requestReadTimeoutMs());
                     return vertx.createHttpServer(serverOptions(http))
-                            .connectionHandler(readTimeout::onConnection)
+                            .connectionHandler(Http2Refusal.guard(readTimeout::onConnection))
                             .requestHandler(readTimeout.wrap(HttpProtocolErrors.guard(httpRoutes(parser, metrics))))
                             .invalidRequestHandler(HttpProtocolErrors::invalidRequest)
                             .listen(http.port(), http.host())
@@ -262,9 +263,9 @@ public final class RouterVerticle extends VerticleBase {
     }
 
     /**
-     * HTTP/1.1 only: an h2c upgrade of a request with a body (what the JDK HttpClient and curl --http2
-     * attempt by default) was answered with 101 and then nothing, leaving the client hanging. A WebSocket
-     * message may be as large as an HTTP body; Vert.x's 64 KiB frame default would cut browsers off.
+     * HTTP/1.1 only: Vert.x serves h2c prior knowledge only together with the h2c Upgrade, and answers a
+     * malformed upgrade bare and leaves it open (a prior-knowledge preface gets {@link Http2Refusal}'s 505).
+     * A WebSocket message may be as large as an HTTP body; Vert.x's 64 KiB frame default would cut browsers off.
      */
     private static HttpServerOptions serverOptions(dev.tandem.config.HttpSettings http) {
         int max = (int) Math.min(

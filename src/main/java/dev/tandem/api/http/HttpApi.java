@@ -69,6 +69,8 @@ public final class HttpApi {
         Router router = Router.router(vertx);
         // First: a body that breaks HTTP framing is the client's error, answered before any route's handler.
         router.route().failureHandler(HttpProtocolErrors::onFailure);
+        router.route().handler(UnreadBodyClose::handle);
+        router.route().handler(ExpectHeader::handle);
         if (!http.apiKeys().isEmpty()) {
             ApiKeyHandler keys = new ApiKeyHandler(http.apiKeys());
             router.route("/v1/*").handler(keys);
@@ -83,6 +85,9 @@ public final class HttpApi {
         // (within max-body-bytes) also where no route wants one, so a body that breaks the framing fails into
         // the failure handler and gets its 400 instead of a dropped connection. The SockJS bridge reads its own.
         // WebSocket upgrades are left alone: reading their (empty) body first made the handshake fail.
+        // A body the completions would refuse for its media type is refused before it is read.
+        router.post("/v1/completions").handler(JsonRequestBody::refuseOtherMediaTypes);
+        router.post("/v1/chat/completions").handler(JsonRequestBody::refuseOtherMediaTypes);
         BodyHandler bodies = BodyHandler.create(false).setBodyLimit(http.maxBodyBytes());
         router.routeWithRegex("^(?!/eventbus(/|$)).*").handler(ctx -> {
             if (ctx.request().canUpgradeToWebSocket()) {

@@ -3,9 +3,13 @@ package dev.tandem.api.http;
 import dev.tandem.api.ErrorBodies;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.TooLongFrameException;
+import io.vertx.core.http.HttpClosedException;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.StreamResetException;
 import io.vertx.ext.web.RoutingContext;
+import java.net.SocketException;
+import java.nio.channels.ClosedChannelException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -13,10 +17,12 @@ import java.util.logging.Logger;
  * Requests that are not HTTP as Netty reads it — a bad chunk size, {@code Content-Length: -1} or of twenty
  * digits, a NUL in a header, a request line or headers over the limits — answered in the OpenAI error
  * shape like every other error, then the connection closed (the stream cannot be trusted after them).
- * They are the client's fault: logged as a WARN with the peer, not as a SEVERE with a stack.
+ * They are the client's fault: logged as a WARN with the peer, not as a SEVERE with a stack. So is a client
+ * that goes away in the middle of its request.
  */
 public final class HttpProtocolErrors {
     private static final Logger LOG = Logger.getLogger(HttpProtocolErrors.class.getName());
+    private static final String GONE_LOGGED = "tandem.client-gone-logged";
 
     private HttpProtocolErrors() {}
 
@@ -45,9 +51,15 @@ public final class HttpProtocolErrors {
      */
     public static io.vertx.core.Handler<HttpServerRequest> guard(io.vertx.core.Handler<HttpServerRequest> next) {
         return request -> {
+            boolean[] goneLogged = {false};
             request.exceptionHandler(e -> {
                 if (fromDecoder(e)) {
                     answer(request, 400, "bad_request", e);
+                } else if (clientGone(e)) {
+                    if (!goneLogged[0]) {
+                        goneLogged[0] = true;
+                        logGone(request, e);
+                    }
                 } else {
                     LOG.log(Level.FINE, "HTTP request from " + request.remoteAddress() + " failed", e);
                 }
@@ -65,9 +77,32 @@ public final class HttpProtocolErrors {
         Throwable failure = ctx.failure();
         if (fromDecoder(failure)) {
             answer(ctx.request(), 400, "bad_request", failure);
+        } else if (clientGone(failure)) {
+            // A reset is followed by the close: one line for both.
+            if (ctx.get(GONE_LOGGED) == null) {
+                ctx.put(GONE_LOGGED, true);
+                logGone(ctx.request(), failure);
+            }
         } else {
             ctx.next();
         }
+    }
+
+    /**
+     * The connection closed or reset while the request was being read (the body handler fails the route with
+     * it): the client went away, there is no one to answer, and Vert.x would log it as a SEVERE router error.
+     * Socket failures only: another IOException (a file a route could not read) still gets its 500.
+     */
+    private static boolean clientGone(Throwable failure) {
+        return failure instanceof HttpClosedException
+                || failure instanceof StreamResetException
+                || failure instanceof SocketException
+                || failure instanceof ClosedChannelException;
+    }
+
+    private static void logGone(HttpServerRequest request, Throwable cause) {
+        LOG.warning("HTTP client " + request.remoteAddress() + " went away before its request to " + request.path()
+                + " was read (" + cause + ")");
     }
 
     private static boolean fromDecoder(Throwable failure) {

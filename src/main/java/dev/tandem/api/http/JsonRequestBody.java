@@ -26,6 +26,20 @@ final class JsonRequestBody {
         return parseObject(body);
     }
 
+    /**
+     * A route before the body is read: 415 from the headers alone, so a body that would be refused is never
+     * buffered (and the connection is closed, see {@link UnreadBodyClose}).
+     */
+    static void refuseOtherMediaTypes(RoutingContext ctx) {
+        try {
+            checkHeaders(ctx.request().getHeader("Content-Type"), ctx.request().getHeader("Content-Encoding"));
+        } catch (ApiException e) {
+            ErrorResponses.send(ctx.response(), e);
+            return;
+        }
+        ctx.next();
+    }
+
     /** 415 unless the media type is JSON in UTF-8 and the body is not encoded. */
     static void checkHeaders(String contentType, String contentEncoding) {
         if (contentEncoding != null && !contentEncoding.trim().equalsIgnoreCase("identity")) {
@@ -73,7 +87,7 @@ final class JsonRequestBody {
     }
 
     /** A header value fit for a message: control characters shown as '?', at most 100 characters. */
-    private static String printable(String value) {
+    static String printable(String value) {
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < value.length() && i < 100; i++) {
             char c = value.charAt(i);

@@ -5,6 +5,7 @@ import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
@@ -61,14 +62,23 @@ public final class RequestReadTimeout {
 
     private void arm(HttpServerRequest request) {
         long timer = vertx.setTimer(timeoutMs, id -> {
-            if (request.isEnded()) {
+            HttpServerResponse response = request.response();
+            // A closed connection is forgotten: Vert.x does not tell a request answered early that it closed.
+            if (request.isEnded() || response.closed() || !started.contains(request.connection())) {
+                return;
+            }
+            if (response.headWritten()) {
+                // Answered before its body arrived (a 413, a 401): a second answer would be a protocol error.
+                LOG.warning("HTTP request from " + request.remoteAddress() + " was answered but its body did not"
+                        + " arrive within " + timeoutMs + " ms (http.request-read-timeout-ms); closed");
+                request.connection().close();
                 return;
             }
             LOG.warning("HTTP request from " + request.remoteAddress() + " not read within " + timeoutMs
                     + " ms (http.request-read-timeout-ms); answered 408 and closed");
-            request.response().putHeader("Connection", "close");
+            response.putHeader("Connection", "close");
             ErrorResponses.send(
-                    request.response(),
+                    response,
                     408,
                     ErrorBodies.body(
                             "the request did not arrive within " + timeoutMs + " ms",

@@ -5,6 +5,7 @@ import dev.tandem.api.CompletionCall;
 import dev.tandem.api.ErrorBodies;
 import dev.tandem.api.OpenAiRequestParser;
 import dev.tandem.api.StrictJson;
+import dev.tandem.api.UnpairedSurrogates;
 import dev.tandem.router.RequestRouter;
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
@@ -210,6 +211,10 @@ final class WebSocketSession {
             return;
         }
         Object id = frame.getValue("id");
+        if (id instanceof String s && UnpairedSurrogates.in(s)) {
+            sendError(null, UnpairedSurrogates.invalid("id")); // it could not be echoed: UTF-8 cannot carry it
+            return;
+        }
         String key = key(id);
         if (key == null) {
             sendError(

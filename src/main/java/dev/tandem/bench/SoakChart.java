@@ -66,7 +66,8 @@ final class SoakChart {
         for (int g = 0; g <= 4; g++) {
             double v = max * g / 4;
             int y = bottom - (int) Math.round(PANEL_H * g / 4.0);
-            sb.append(text(LEFT - 6, y + 4, "end", String.format(Locale.ROOT, v < 10 ? "%.2f" : "%.0f", v)));
+            sb.append(text(
+                    LEFT - 6, y + 4, "end", v == 0 ? "0" : String.format(Locale.ROOT, v < 10 ? "%.2f" : "%.0f", v)));
         }
         int n = rows.size();
         for (int i = 0; i < n; i++) {

@@ -53,7 +53,7 @@ final class SoakConsole {
 
     static String end(JsonObject summary, TargetSample end, SoakMinute totals) {
         StringBuilder sb = new StringBuilder();
-        sb.append("end (traffic stopped, requests ended, one full GC): ")
+        sb.append("end (traffic stopped, requests ended, connections closed, one full GC): ")
                 .append(target(end))
                 .append('\n');
         sb.append(String.format(

@@ -12,7 +12,8 @@ import picocli.CommandLine.Command;
             LoadBenchCommand.class,
             EngineBenchCommand.class,
             KvBenchCommand.class,
-            KvPeerCommand.class
+            KvPeerCommand.class,
+            SoakCommand.class
         })
 public final class BenchCommand implements Runnable {
     @picocli.CommandLine.Spec

@@ -25,16 +25,27 @@ final class BenchProcesses {
      * warns and Netty zeroes every buffer it allocates); run from a class path (tests), the same class path.
      */
     static List<String> tandem(List<String> args) {
+        return tandem(List.of(), args);
+    }
+
+    /** The same, with {@code extraOptions} for the child's JVM after this JVM's own. */
+    static List<String> tandem(List<String> extraOptions, List<String> args) {
         String java = ProcessHandle.current()
                 .info()
                 .command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         List<String> command = new ArrayList<>();
         command.add(java);
-        command.addAll(inheritedOptions(ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        command.addAll(inheritedOptions());
+        command.addAll(extraOptions);
         command.addAll(launch(System.getProperty("java.class.path")));
         command.addAll(args);
         return command;
+    }
+
+    /** This JVM's options a child shares ({@link #inheritedOptions(List)}). */
+    static List<String> inheritedOptions() {
+        return inheritedOptions(ManagementFactory.getRuntimeMXBean().getInputArguments());
     }
 
     /**

@@ -11,9 +11,14 @@ import java.nio.charset.StandardCharsets;
  * Reads one completion's server-sent events as they arrive: when the first token came, the gaps
  * between chunks of tokens, and the usage at the end (prompt, completion and cached tokens). Events
  * may be split across or packed into network buffers, so bytes are kept until a blank line ends one.
+ * Completions carry their text in {@code choices[0].text}, chat completions in {@code
+ * choices[0].delta.content}; both count.
  */
 final class SseStream {
     private final long sentNanos;
+    /** The generated text, kept only when asked for (a chat session resends it); else null. */
+    private final StringBuilder text;
+
     private final StringBuilder pending = new StringBuilder();
     private double firstTokenMs = Double.NaN;
     private long lastChunkNanos;
@@ -26,7 +31,28 @@ final class SseStream {
     private String error;
 
     SseStream(long sentNanos) {
+        this(sentNanos, false);
+    }
+
+    /** With {@code keepText} every chunk is parsed in full and its text kept ({@link #text()}). */
+    SseStream(long sentNanos, boolean keepText) {
         this.sentNanos = sentNanos;
+        this.text = keepText ? new StringBuilder() : null;
+    }
+
+    /** Chunks with text so far: the first token's and one per gap after it. */
+    int textChunks() {
+        return Double.isNaN(firstTokenMs) ? 0 : gapCount + 1;
+    }
+
+    /** Send to the first chunk with text, in ms; NaN before it. */
+    double firstTokenMs() {
+        return firstTokenMs;
+    }
+
+    /** The text generated so far, or null when the stream was not asked to keep it. */
+    String text() {
+        return text == null ? null : text.toString();
     }
 
     void feed(Buffer bytes) {
@@ -67,9 +93,17 @@ final class SseStream {
      * small machine. Anything else — usage, errors, empty or odd chunks — is parsed in full.
      */
     private boolean onTokenChunk(String data, long now) {
-        int text = data.indexOf("\"text\":\"");
-        if (text < 0
-                || data.startsWith("\"", text + 8)
+        if (text != null) {
+            return false;
+        }
+        int field = data.indexOf("\"text\":\"");
+        int valueAt = field + 8;
+        if (field < 0) {
+            field = data.indexOf("\"content\":\"");
+            valueAt = field + 11;
+        }
+        if (field < 0
+                || data.startsWith("\"", valueAt)
                 || data.contains("\"usage\"")
                 || data.contains("\"error\"")
                 || !data.startsWith("{")
@@ -97,9 +131,14 @@ final class SseStream {
         }
         JsonArray choices = chunk.getJsonArray("choices");
         if (choices != null && !choices.isEmpty()) {
-            String text = choices.getJsonObject(0).getString("text", "");
-            if (!text.isEmpty()) {
+            JsonObject choice = choices.getJsonObject(0);
+            JsonObject delta = choice.getJsonObject("delta");
+            String chunkText = delta != null ? delta.getString("content", "") : choice.getString("text", "");
+            if (chunkText != null && !chunkText.isEmpty()) {
                 tokenChunk(now);
+                if (text != null) {
+                    text.append(chunkText);
+                }
             }
         }
         JsonObject usage = chunk.getJsonObject("usage");

@@ -110,7 +110,8 @@ abstract class TandemUnderLoad implements AutoCloseable {
                 .start();
     }
 
-    private static int awaitListening(Process router, Path log) throws IOException {
+    /** The port a router JVM (or {@code tandem all}) prints it listens on, once it does; its output is in {@code log}. */
+    static int awaitListening(Process router, Path log) throws IOException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (System.nanoTime() < deadline) {
             if (Files.exists(log)) {

@@ -66,4 +66,29 @@ class SseStreamTest {
         }
         assertEquals(7, r.index());
     }
+
+    private static final String CHAT_ROLE =
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n";
+
+    private static String chat(String content) {
+        return "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + content + "\"}}]}\n\n";
+    }
+
+    /** Chat chunks carry text in delta.content; the opening role chunk and empty deltas are no token. */
+    @ParameterizedTest(name = "keep text: {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void chatDeltasCountAsTokensAndTheTextIsKeptWhenAsked(boolean keepText) {
+        SseStream stream = new SseStream(System.nanoTime(), keepText);
+        stream.feed(Buffer.buffer(CHAT_ROLE + chat("")));
+        assertEquals(0, stream.textChunks());
+        assertTrue(Double.isNaN(stream.firstTokenMs()));
+        stream.feed(Buffer.buffer(chat("Hel") + chat("lo")));
+        assertEquals(2, stream.textChunks());
+        assertTrue(stream.firstTokenMs() >= 0);
+        stream.feed(Buffer.buffer(USAGE + DONE));
+        RequestResult r = stream.result(1, REQUEST, null, null);
+        assertNull(r.error());
+        assertEquals(1, r.itlMs().length);
+        assertEquals(keepText ? "Hello" : null, stream.text());
+    }
 }

@@ -146,6 +146,10 @@ class MetricsTest {
     void jvmAndVertxMetricsAreThereAndNoLabelCarriesARequest() {
         assertTrue(scrape.contains("jvm_memory_used_bytes{area=\"heap\""), "JVM memory metrics");
         assertTrue(scrape.contains("jvm_gc_"), "JVM GC metrics");
+        // What a soak watches for leaks outside the heap (bench soak reads these from a target it did not start).
+        assertTrue(value("process_resident_memory_bytes") > 10e6, "RSS from /proc/self/status");
+        assertTrue(value("process_files_open_files") > 0, "open file descriptors");
+        assertTrue(value("jvm_threads_live_threads") > 0, "live threads");
         assertTrue(scrape.contains("vertx_http_server_requests_total"), "Vert.x HTTP server metrics");
         assertTrue(scrape.contains("vertx_eventbus_"), "Vert.x event bus metrics");
         for (String line : scrape.split("\n")) {

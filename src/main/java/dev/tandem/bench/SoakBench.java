@@ -48,7 +48,8 @@ final class SoakBench {
             boolean gcEachMinute,
             String apiKey,
             String model,
-            int secondsPerMinute) {}
+            int secondsPerMinute,
+            int warmupSeconds) {}
 
     /** What the traffic left: the summary (without the GC pauses, parsed once the target stopped) and the end. */
     private record Driven(JsonObject summary, TargetSample end, SoakMinute totals) {}
@@ -110,13 +111,18 @@ final class SoakBench {
                             o.secondsPerMinute() * 1000L,
                             o.maxInFlight(),
                             o.requestTimeoutS() * 1000L,
-                            o.seed()),
+                            o.seed(),
+                            o.warmupSeconds() * 1000L),
                     mix,
                     r -> {
                         JsonObject body = SoakMix.body(r, target.model());
                         return r.kind().webSocket ? sockets.send(r, body) : sse.send(r, body);
                     });
             long start = traffic.start();
+            if (o.warmupSeconds() > 0) {
+                out.printf(
+                        "warm-up: %d s, the rate rising from a tenth, not counted in the minutes%n", o.warmupSeconds());
+            }
             List<TargetSample> samples = new ArrayList<>();
             for (int m = 1; m <= o.minutes(); m++) {
                 sleepUntil(start + TimeUnit.SECONDS.toNanos((long) o.secondsPerMinute() * m));
@@ -137,9 +143,21 @@ final class SoakBench {
             http.close().await(10, TimeUnit.SECONDS);
             sleepUntil(System.nanoTime() + TimeUnit.SECONDS.toNanos(1)); // the target closes its ends
             TargetSample end = probe.sample(target.embedded());
-            List<SoakOutcome> outcomes = traffic.outcomes();
+            List<SoakOutcome> all = traffic.outcomes();
+            List<SoakOutcome> outcomes =
+                    all.stream().filter(x -> x.minute() != SoakTraffic.WARM_UP).toList();
+            JsonObject warmup = SoakReport.row(
+                    SoakMinute.of(
+                            0,
+                            all.stream()
+                                    .filter(x -> x.minute() == SoakTraffic.WARM_UP)
+                                    .toList()),
+                    TargetSample.UNKNOWN);
+            TargetSample.FIELDS.keySet().forEach(warmup::remove);
+            warmup.remove("minute");
             return new Driven(
-                    summary(o, target.json(), outcomes, samples, end, sockets.opened()),
+                    summary(o, target.json(), outcomes, samples, end, sockets.opened())
+                            .put("warmup", warmup.put("seconds", o.warmupSeconds())),
                     end,
                     SoakMinute.of(0, outcomes));
         } catch (TimeoutException e) {
@@ -182,7 +200,8 @@ final class SoakBench {
                 .put("webSockets", o.webSockets())
                 .put("gcEachMinute", o.gcEachMinute() && o.target() == null)
                 .put("model", o.model().isEmpty() ? null : o.model())
-                .put("secondsPerMinute", o.secondsPerMinute());
+                .put("secondsPerMinute", o.secondsPerMinute())
+                .put("warmupSeconds", o.warmupSeconds());
     }
 
     /** The totals row, what was sent by kind, and a few messages of each kind of error, for a first look. */

@@ -70,6 +70,14 @@ public final class SoakCommand implements Callable<Integer> {
     @Option(names = "--model", defaultValue = "", description = "the model to ask for (default: the first served)")
     String model;
 
+    @Option(
+            names = "--warmup-seconds",
+            defaultValue = "60",
+            description = "before the minutes: the rate rises from a tenth to --rate over this long, and what it"
+                    + " sends is reported apart (a JIT-cold target refuses at rates it then serves) (default"
+                    + " ${DEFAULT-VALUE})")
+    int warmupSeconds;
+
     /** A "minute" of fewer seconds, so a test runs several minutes' rows in seconds. */
     @Option(names = "--seconds-per-minute", defaultValue = "60", hidden = true)
     int secondsPerMinute;
@@ -98,7 +106,8 @@ public final class SoakCommand implements Callable<Integer> {
                 gcEachMinute,
                 apiKey,
                 model,
-                secondsPerMinute);
+                secondsPerMinute,
+                warmupSeconds);
     }
 
     String invalid() {
@@ -125,6 +134,9 @@ public final class SoakCommand implements Callable<Integer> {
         }
         if (webSockets < 1 || webSockets > 64) {
             return "--websockets must be 1 to 64";
+        }
+        if (warmupSeconds < 0 || warmupSeconds > 3600) {
+            return "--warmup-seconds must be 0 to 3600";
         }
         if (secondsPerMinute < 1 || secondsPerMinute > 60) {
             return "--seconds-per-minute must be 1 to 60";

@@ -12,7 +12,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The soak's open loop: Poisson arrivals at {@code rate} per second for {@code minutes}, each request drawn
+ * The soak's open loop: Poisson arrivals at {@code rate} per second for {@code minutes}, after a warm-up
+ * whose rate ramps from a tenth of it (its requests belong to minute -1: a JIT-cold target refused
+ * requests in its first minute at rates it then served without error), each request drawn
  * from the {@link SoakMix} and sent over its transport, on one Vert.x context (so the mix, the sessions
  * and the sockets need no locks). Arrival times are drawn ahead, not timer after timer, so timer slack
  * does not slow the rate. A request due while {@code maxInFlight} are open is not sent: it is an
@@ -21,7 +23,17 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class SoakTraffic {
     /** What the traffic does; a "minute" is {@code minuteMillis} long (60,000 but in tests). */
-    record Plan(double rate, int minutes, long minuteMillis, int maxInFlight, long timeoutMs, long seed) {}
+    record Plan(
+            double rate,
+            int minutes,
+            long minuteMillis,
+            int maxInFlight,
+            long timeoutMs,
+            long seed,
+            long warmupMillis) {}
+
+    /** The minute of the requests sent during the warm-up. */
+    static final int WARM_UP = -1;
 
     /** Sends one request over the transport its kind names. */
     interface Transport {
@@ -55,12 +67,16 @@ final class SoakTraffic {
         this.started = new AtomicIntegerArray(plan.minutes());
     }
 
-    /** Starts the arrivals now; returns the start, in {@link System#nanoTime()}. */
+    /** Starts the arrivals now; returns the start of the measured minutes, in {@link System#nanoTime()}. */
     long start() {
         startNanos = System.nanoTime();
-        nextArrivalNanos = startNanos + gapNanos();
+        nextArrivalNanos = startNanos + gapNanos(startNanos);
         context.runOnContext(v -> arrive());
-        return startNanos;
+        return measuredNanos();
+    }
+
+    private long measuredNanos() {
+        return startNanos + plan.warmupMillis() * 1_000_000L;
     }
 
     /** Completes once the last arrival is past and every request sent has ended. */
@@ -83,15 +99,16 @@ final class SoakTraffic {
     }
 
     private long endNanos() {
-        return startNanos + plan.minutes() * plan.minuteMillis() * 1_000_000L;
+        return measuredNanos() + plan.minutes() * plan.minuteMillis() * 1_000_000L;
     }
 
     private void arrive() {
         long now = System.nanoTime();
         while (nextArrivalNanos <= now && nextArrivalNanos < endNanos()) {
-            int minute = (int) (((long) nextArrivalNanos - startNanos) / (plan.minuteMillis() * 1_000_000L));
+            long sinceMeasured = (long) nextArrivalNanos - measuredNanos();
+            int minute = sinceMeasured < 0 ? WARM_UP : (int) (sinceMeasured / (plan.minuteMillis() * 1_000_000L));
             dispatch(mix.next(index++), minute);
-            nextArrivalNanos += gapNanos();
+            nextArrivalNanos += gapNanos((long) nextArrivalNanos);
         }
         if (nextArrivalNanos >= endNanos()) {
             arrivalsOver = true;
@@ -103,7 +120,9 @@ final class SoakTraffic {
     }
 
     private void dispatch(SoakRequest r, int minute) {
-        started.incrementAndGet(minute);
+        if (minute != WARM_UP) {
+            started.incrementAndGet(minute);
+        }
         if (open.get() >= plan.maxInFlight()) {
             SoakResult refused =
                     SoakResult.failed(SoakError.IN_FLIGHT_CAP, plan.maxInFlight() + " requests in flight: not sent");
@@ -132,8 +151,16 @@ final class SoakTraffic {
         }
     }
 
-    /** An exponential gap: arrivals at {@code rate} per second form a Poisson process. */
-    private double gapNanos() {
-        return -Math.log(1 - arrivals.nextDouble()) / plan.rate() * 1e9;
+    /**
+     * An exponential gap: arrivals at {@code rate} per second form a Poisson process; during the warm-up the
+     * rate at {@code atNanos} rises linearly from a tenth of it.
+     */
+    private double gapNanos(long atNanos) {
+        double rate = plan.rate();
+        long warmup = plan.warmupMillis() * 1_000_000L;
+        if (atNanos - startNanos < warmup) {
+            rate *= Math.max(0.1, (atNanos - startNanos) / (double) warmup);
+        }
+        return -Math.log(1 - arrivals.nextDouble()) / rate * 1e9;
     }
 }

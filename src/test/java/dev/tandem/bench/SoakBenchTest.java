@@ -45,7 +45,8 @@ class SoakBenchTest {
                     true,
                     "",
                     "",
-                    4);
+                    4,
+                    2);
             summary = SoakBench.run(o, new PrintStream(console, true, StandardCharsets.UTF_8));
         } finally {
             node.close().await();
@@ -72,6 +73,13 @@ class SoakBenchTest {
             assertNull(row.getValue("procRssBytes"));
         }
         assertNull(summary.getValue("gcPauses"));
+        JsonObject warmup = summary.getJsonObject("warmup");
+        assertEquals(2, warmup.getInteger("seconds"));
+        assertTrue(warmup.getInteger("requests") > 0, "the warm-up sent requests of its own: " + warmup.encode());
+        int rows = minutes.getJsonObject(0).getInteger("requests")
+                + minutes.getJsonObject(1).getInteger("requests");
+        assertEquals(
+                totals.getInteger("requests"), rows, "the warm-up's requests are in no minute and not in the totals");
         assertTrue(out.contains("minute 1/2: ") && out.contains("minute 2/2: "), out);
         assertEquals(summary, new JsonObject(Files.readString(dir.resolve("summary.json"))));
         List<String> csv = Files.readAllLines(dir.resolve("minutes.csv"));

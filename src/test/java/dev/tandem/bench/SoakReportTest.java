@@ -79,7 +79,7 @@ class SoakReportTest {
 
     @Test
     void theSummaryHasItsSectionsAndTheTotalsSayWhatWasSent() {
-        SoakBench.Options o = new SoakBench.Options(2, 5, null, Path.of("out"), 512, 60, 42, 2, true, "", "", 60);
+        SoakBench.Options o = new SoakBench.Options(2, 5, null, Path.of("out"), 512, 60, 42, 2, true, "", "", 60, 0);
         JsonObject summary = SoakBench.summary(
                 o, new JsonObject().put("kind", "embedded"), outcomes(), List.of(SAMPLE, SAMPLE), SAMPLE, 2);
         assertEquals(SUMMARY_KEYS, summary.fieldNames());

@@ -43,7 +43,9 @@ class SoakIT {
                         "--out",
                         out.toString(),
                         "--seconds-per-minute",
-                        "5")
+                        "5",
+                        "--warmup-seconds",
+                        "2")
                 .redirectErrorStream(true)
                 .redirectOutput(console.toFile())
                 .start();

@@ -24,7 +24,7 @@ class MemoryBudgetTest {
     }
 
     static Stream<Arguments> shapes() {
-        long total = (long) (0.4 * (6 * GIB - MIB));
+        long total = (long) (MemorySettings.DEFAULT_HEAP_FRACTION * (6 * GIB - MIB));
         long router = total * 5 / 100;
         long workers = total - router - 2 * 512 * 1024;
         long unit = workers / 10;
@@ -179,7 +179,7 @@ class MemoryBudgetTest {
         List<String> lines =
                 MemoryBudget.plan(DEFAULTS, 6 * GIB, shape(true, 2, 2)).describe();
         assertTrue(
-                lines.get(0).startsWith("memory budget 2.40 GiB = 0.4 × (6.00 GiB max heap − 1.0 MiB model)"),
+                lines.get(0).startsWith("memory budget 1.80 GiB = 0.3 × (6.00 GiB max heap − 1.0 MiB model)"),
                 lines.get(0));
         assertTrue(lines.stream().anyMatch(l -> l.contains("decode workers: 2 ×")), lines.toString());
         assertTrue(lines.stream().anyMatch(l -> l.contains("prefill workers: 2 ×")), lines.toString());

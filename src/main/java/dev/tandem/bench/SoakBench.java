@@ -124,9 +124,13 @@ final class SoakBench {
                         "warm-up: %d s, the rate rising from a tenth, not counted in the minutes%n", o.warmupSeconds());
             }
             List<TargetSample> samples = new ArrayList<>();
+            int baseline = Math.min(SoakChecks.BASELINE_MINUTE, o.minutes());
+            long quietMs = o.requestTimeoutS() * 1000L + 5000;
             for (int m = 1; m <= o.minutes(); m++) {
-                sleepUntil(start + TimeUnit.SECONDS.toNanos((long) o.secondsPerMinute() * m));
-                TargetSample sample = probe.sample(gcEachMinute);
+                // The minutes leave out the quiet gaps of earlier readings: the arrivals' clock stood still.
+                sleepUntil(start + TimeUnit.SECONDS.toNanos((long) o.secondsPerMinute() * m) + traffic.pausedNanos());
+                boolean fullGc = target.embedded() && (gcEachMinute || m == baseline);
+                TargetSample sample = probe.sample(fullGc, traffic, quietMs);
                 samples.add(sample);
                 int minute = m - 1;
                 List<SoakOutcome> ended = traffic.outcomes().stream()
@@ -142,7 +146,7 @@ final class SoakBench {
             onContext(context, sockets::close).await(10, TimeUnit.SECONDS);
             http.close().await(10, TimeUnit.SECONDS);
             sleepUntil(System.nanoTime() + TimeUnit.SECONDS.toNanos(1)); // the target closes its ends
-            TargetSample end = probe.sample(target.embedded());
+            TargetSample end = probe.sample(target.embedded(), null, 0);
             List<SoakOutcome> all = traffic.outcomes();
             List<SoakOutcome> outcomes =
                     all.stream().filter(x -> x.minute() != SoakTraffic.WARM_UP).toList();

@@ -45,7 +45,8 @@ final class SoakChart {
                 TOP + PANEL_H + GAP,
                 "target memory, MB",
                 List.of(
-                        new Series("heapAfterGcBytes", "heap after GC", "#2ca02c", 1e-6),
+                        new Series("heapAfterLastGcBytes", "heap after GC", "#2ca02c", 1e-6),
+                        new Series("heapAfterGcBytes", "after a full GC", "#17becf", 1e-6),
                         new Series("procRssBytes", "RSS (/proc)", "#d62728", 1e-6),
                         new Series("rssBytes", "RSS (/metrics)", "#9467bd", 1e-6)));
         return sb.append("</svg>\n").toString();

@@ -12,9 +12,9 @@ import java.util.List;
  *                                   accumulates; the KV caches' contents count, so read it with
  *                                   {@code kvCacheBytes}
  * @param rssEndOverMinute10         the process's resident set, the same way (/proc for the embedded target)
- * @param maxMinuteTtftP99OverMedian the worst minute's TTFT p99 ÷ the median minute's, minute 1 (the JIT's
- *                                   warm-up) left out: how far the worst minute strays (GC pauses, a
- *                                   stall), about 1 when steady
+ * @param maxMinuteTtftP99OverMedian the worst minute's TTFT p99 ÷ the median minute's (the JIT's warm-up is
+ *                                   before minute 1): how far the worst minute strays (GC pauses, a stall),
+ *                                   about 1 when steady
  */
 record SoakChecks(
         int baselineMinute,
@@ -29,7 +29,6 @@ record SoakChecks(
         int baseline = Math.min(BASELINE_MINUTE, samples.size());
         TargetSample base = baseline == 0 ? TargetSample.UNKNOWN : samples.get(baseline - 1);
         double[] p99 = minutes.stream()
-                .filter(m -> m.minute() > 1 || minutes.size() == 1) // minute 1 carries the JIT's warm-up
                 .mapToDouble(SoakMinute::ttftP99Ms)
                 .filter(v -> !Double.isNaN(v))
                 .sorted()

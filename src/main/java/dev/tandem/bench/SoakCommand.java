@@ -58,10 +58,11 @@ public final class SoakCommand implements Callable<Integer> {
     @Option(
             names = "--gc-each-minute",
             arity = "0..1",
-            defaultValue = "true",
+            defaultValue = "false",
             fallbackValue = "true",
-            description = "embedded target: a full GC at each minute's end to read the live heap (it pauses the"
-                    + " target; --gc-each-minute=false reads it only at the end) (default ${DEFAULT-VALUE})")
+            description = "embedded target: a full GC in a quiet gap at every minute's end, not only at minute 10"
+                    + " and the end (each minute then shows the live heap, but G1 no longer runs its own old"
+                    + " collections) (default ${DEFAULT-VALUE})")
     boolean gcEachMinute;
 
     @Option(names = "--api-key", defaultValue = "", description = "the target's API key, if it needs one")

@@ -43,8 +43,9 @@ final class SoakConsole {
     static String target(TargetSample t) {
         return String.format(
                 Locale.ROOT,
-                "heap after GC %s MB, RSS %s MB, %s threads, %s fds, KV cache %s MB",
-                mb(t.heapAfterGcBytes()),
+                "heap after GC %s MB%s, RSS %s MB, %s threads, %s fds, KV cache %s MB",
+                mb(t.heapAfterLastGcBytes()),
+                Double.isNaN(t.heapAfterGcBytes()) ? "" : " (after a full GC " + mb(t.heapAfterGcBytes()) + " MB)",
                 mb(t.bestRssBytes()),
                 count(Double.isNaN(t.procThreads()) ? t.threads() : t.procThreads()),
                 count(Double.isNaN(t.procFds()) ? t.openFiles() : t.procFds()),

@@ -13,6 +13,9 @@ import java.util.function.ToDoubleFunction;
  * @param kvUsedBytes    {@code tandem_worker_kv_used_bytes}: KV held by running sequences, as the router sees
  * @param routerInFlight {@code tandem_router_in_flight}: requests the router holds
  * @param heapUsedBytes  {@code jvm_memory_used_bytes{area="heap"}}: the heap at the scrape, garbage included
+ * @param heapAfterLastGcBytes the heap right after the target's latest collection of its own (embedded only)
+ * @param heapAfterGcBytes     the heap right after a full GC the bench asked for (embedded only; at minute 10,
+ *                             at the end, and every minute with {@code --gc-each-minute})
  * @param rssBytes       {@code process_resident_memory_bytes}, at the scrape; {@code threads} and {@code
  *                       openFiles} are {@code jvm_threads_live_threads} and {@code process_files_open_files}
  * @param procRssBytes   VmRSS of {@code /proc/<pid>/status}, read after the full GC when there is one (so is
@@ -23,6 +26,7 @@ record TargetSample(
         double kvUsedBytes,
         double routerInFlight,
         double heapUsedBytes,
+        double heapAfterLastGcBytes,
         double heapAfterGcBytes,
         double rssBytes,
         double threads,
@@ -32,6 +36,7 @@ record TargetSample(
         double procFds) {
 
     static final TargetSample UNKNOWN = new TargetSample(
+            Double.NaN,
             Double.NaN,
             Double.NaN,
             Double.NaN,
@@ -53,6 +58,7 @@ record TargetSample(
         f.put("kvUsedBytes", TargetSample::kvUsedBytes);
         f.put("routerInFlight", TargetSample::routerInFlight);
         f.put("heapUsedBytes", TargetSample::heapUsedBytes);
+        f.put("heapAfterLastGcBytes", TargetSample::heapAfterLastGcBytes);
         f.put("heapAfterGcBytes", TargetSample::heapAfterGcBytes);
         f.put("rssBytes", TargetSample::rssBytes);
         f.put("threads", TargetSample::threads);

@@ -40,7 +40,7 @@ class SoakCommandTest {
         assertEquals(60, o.requestTimeoutS());
         assertEquals(42, o.seed());
         assertEquals(2, o.webSockets());
-        assertTrue(o.gcEachMinute());
+        assertFalse(o.gcEachMinute(), "a full GC at minute 10 and the end only");
         assertEquals(60, o.secondsPerMinute());
         assertEquals("", o.apiKey());
         assertEquals("", o.model());

@@ -29,6 +29,7 @@ class SoakReportTest {
             "kvUsedBytes",
             "routerInFlight",
             "heapUsedBytes",
+            "heapAfterLastGcBytes",
             "heapAfterGcBytes",
             "rssBytes",
             "threads",
@@ -39,12 +40,12 @@ class SoakReportTest {
     static final String CSV_HEADER = "minute,requests,completed,cancelled,errors,errors_http_4xx,errors_http_429,"
             + "errors_http_5xx,errors_stream,errors_transport,errors_timeout,errors_in_flight_cap,ttft_p50_ms,"
             + "ttft_p99_ms,e2e_p50_ms,e2e_p99_ms,kv_cache_bytes,kv_used_bytes,router_in_flight,heap_used_bytes,"
-            + "heap_after_gc_bytes,rss_bytes,threads,open_files,proc_rss_bytes,proc_threads,proc_fds";
+            + "heap_after_last_gc_bytes,heap_after_gc_bytes,rss_bytes,threads,open_files,proc_rss_bytes,proc_threads,proc_fds";
     static final Set<String> SUMMARY_KEYS =
             Set.of("options", "target", "totals", "minutes", "end", "gcPauses", "checks");
 
     private static final TargetSample SAMPLE =
-            new TargetSample(8192, 0, 1, 1.5e8, 3.7e7, 4.7e8, 73, 58, 4.4e8, 87, Double.NaN);
+            new TargetSample(8192, 0, 1, 1.5e8, 3.9e7, 3.7e7, 4.7e8, 73, 58, 4.4e8, 87, Double.NaN);
 
     private static List<SoakOutcome> outcomes() {
         List<SoakOutcome> o = new ArrayList<>();

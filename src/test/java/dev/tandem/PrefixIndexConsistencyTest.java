@@ -1,5 +1,6 @@
 package dev.tandem;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -7,6 +8,8 @@ import dev.tandem.config.MemorySettings;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.KvLayout;
+import dev.tandem.engine.LocalGenerator;
+import dev.tandem.engine.SamplingParams;
 import dev.tandem.node.TandemNode;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.BlockHashes;
@@ -132,6 +135,7 @@ class PrefixIndexConsistencyTest {
                 .gauge()
                 .value();
         assertTrue(kept > 0 && kept <= capacity, kept + " bytes kept of " + capacity);
+        assertTrue(node.kvPool().reused() > 0, "evicted and freed blocks were handed out again");
         Set<Long> held = snapshot(decode);
         for (long h : prompts.get(0)) {
             assertTrue(held.contains(h), "prompt 0, used again, is still held");
@@ -140,10 +144,15 @@ class PrefixIndexConsistencyTest {
         assertIndexMatches(prefill, decode, prompts);
     }
 
-    /** Sends each prompt, in order (one at a time), and returns each one's block hashes. */
+    /**
+     * Sends each prompt, in order (one at a time), and returns each one's block hashes. Each answer is the one
+     * a single process computes: the blocks evicted, freed and handed out again by the node's pool never
+     * carry one sequence's K/V into another's.
+     */
     private List<long[]> send(int... order) {
         int blockSize = node.engine().kvLayout().blockSize();
         HttpTestClient http = new HttpTestClient(node.router().httpPort());
+        LocalGenerator local = new LocalGenerator(node.engine());
         List<long[]> prompts = new ArrayList<>();
         for (int i = 0; i < PROMPTS; i++) {
             int[] tokens = node.engine().tokenizer().encode(prompt(i), true);
@@ -159,6 +168,11 @@ class PrefixIndexConsistencyTest {
                             .put("temperature", 0)
                             .encode());
             assertEquals(200, r.statusCode(), r.body());
+            int[] prompt = node.engine().tokenizer().encode(prompt(i), true);
+            assertArrayEquals(
+                    local.generate(prompt, SamplingParams.GREEDY, 4, new int[0]).tokens(),
+                    HttpTestClient.tokenIds(r),
+                    "prompt " + i);
         }
         return prompts;
     }

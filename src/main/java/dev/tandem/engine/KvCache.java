@@ -7,15 +7,27 @@ import java.util.List;
  * The K/V of one sequence, in fixed-size blocks of tokens. A block is one float array laid out as
  * [layer][K=0 | V=1][slot][kvDim], so a block can be shipped or freed as a unit.
  *
+ * <p>The cache holds one reference to each of its {@link KvBlock}s: blocks it grew come from its pool (or
+ * are new arrays without one), blocks it was given are references the giver handed over; {@link #free()}
+ * lets go of all of them.
+ *
  * <p>Not thread-safe: one sequence is computed by one thread at a time.
  */
 public final class KvCache {
     private final KvLayout layout;
-    private final List<float[]> blocks = new ArrayList<>();
+    private final KvBlockPool pool;
+    private final List<KvBlock> blocks = new ArrayList<>();
     private int length;
 
+    /** A cache whose blocks are new arrays, left to the collector when freed. */
     public KvCache(KvLayout layout) {
+        this(layout, null);
+    }
+
+    /** A cache whose blocks come from {@code pool} (null: new arrays) and go back to it when freed. */
+    public KvCache(KvLayout layout, KvBlockPool pool) {
         this.layout = layout;
+        this.pool = pool;
     }
 
     public KvLayout layout() {
@@ -32,6 +44,11 @@ public final class KvCache {
     }
 
     public float[] block(int index) {
+        return blocks.get(index).data();
+    }
+
+    /** The block itself, for a holder that keeps it beyond this cache (it retains its own reference). */
+    public KvBlock kvBlock(int index) {
         return blocks.get(index);
     }
 
@@ -44,17 +61,32 @@ public final class KvCache {
     public void ensureCapacity(int tokens) {
         int needed = layout.blocksFor(tokens);
         while (blocks.size() < needed) {
-            blocks.add(new float[layout.blockFloats()]);
+            blocks.add(pool != null ? pool.take() : KvBlock.unpooled(new float[layout.blockFloats()]));
         }
     }
 
     /** Appends a block received from elsewhere (KV transfer); it must have the layout's size. */
     public void addBlock(float[] block) {
-        if (block.length != layout.blockFloats()) {
+        addBlock(KvBlock.unpooled(block));
+    }
+
+    /**
+     * Appends a block and takes over the caller's reference to it (a block the caller took, or one a prefix
+     * cache retained for it).
+     */
+    public void addBlock(KvBlock block) {
+        if (block.data().length != layout.blockFloats()) {
             throw new IllegalArgumentException(
-                    "block has " + block.length + " floats, layout needs " + layout.blockFloats());
+                    "block has " + block.data().length + " floats, layout needs " + layout.blockFloats());
         }
         blocks.add(block);
+    }
+
+    /** Appends a block whose every float the caller is about to write (a received one), and returns its floats. */
+    public float[] appendBlockToFill() {
+        KvBlock b = pool != null ? pool.takeDirty() : KvBlock.unpooled(new float[layout.blockFloats()]);
+        blocks.add(b);
+        return b.data();
     }
 
     /** Marks positions [0, length) as filled; the blocks must already hold them. */
@@ -72,11 +104,14 @@ public final class KvCache {
     }
 
     public float[] blockFor(int pos) {
-        return blocks.get(pos / layout.blockSize());
+        return blocks.get(pos / layout.blockSize()).data();
     }
 
-    /** Drops every block; the cache is empty afterwards. */
+    /** Lets go of every block (the last holder gives it back to its pool); the cache is empty afterwards. */
     public void free() {
+        for (KvBlock b : blocks) {
+            b.release();
+        }
         blocks.clear();
         length = 0;
     }

@@ -4,6 +4,7 @@ import dev.tandem.config.MemoryBudget;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.config.WorkerSettings;
 import dev.tandem.engine.Engine;
+import dev.tandem.engine.KvBlockPool;
 import dev.tandem.engine.KvLayout;
 
 /** What a node's memory budget is made of: the plan's roles and the loaded model's sizes. */
@@ -32,6 +33,17 @@ final class NodeMemory {
                 inFlight,
                 w.prefixCacheBytes() != 0);
         return MemoryBudget.plan(config.memory(), maxHeapBytes, shape);
+    }
+
+    /**
+     * The node's KV block pool, bounded by what its workers' shares hold together: idle blocks beyond
+     * them are dropped, so recycling never keeps more than the budget.
+     */
+    static KvBlockPool pool(MemoryBudget budget, KvLayout layout) {
+        MemoryBudget.Shape s = budget.shape();
+        long kvBytes = s.decodeWorkers() * budget.decodeWorkerBytes()
+                + s.prefillWorkers() * (budget.prefillWorkerBytes() + budget.prefillInFlightBytes());
+        return new KvBlockPool(layout, kvBytes / blockCost(layout).heapBytes());
     }
 
     /** What one of the engine's KV blocks counts against a capacity, and what it takes on the heap. */

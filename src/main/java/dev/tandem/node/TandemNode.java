@@ -9,6 +9,8 @@ import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.MemoryBudget;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.Engine;
+import dev.tandem.engine.KvBlockPool;
+import dev.tandem.metrics.KvPoolMetrics;
 import dev.tandem.metrics.NodeMetrics;
 import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.router.ModelCatalog;
@@ -52,6 +54,7 @@ public final class TandemNode {
     private final NodeMetrics metrics;
     private final Engine engine;
     private MemoryBudget memory;
+    private KvBlockPool kvPool;
     private RouterVerticle router;
     private WorkerBridge workerBridge;
     private final List<PrefillWorkerVerticle> prefillWorkers = new ArrayList<>();
@@ -95,6 +98,9 @@ public final class TandemNode {
         }
         TandemNode node = new TandemNode(cluster, metrics, engine);
         node.memory = memory;
+        node.kvPool = NodeMemory.pool(memory, engine.kvLayout());
+        new KvPoolMetrics(
+                metrics.registry(), node.kvPool::live, node.kvPool::idle, node.kvPool::allocated, node.kvPool::reused);
         try {
             node.deploy(config, plan).await();
             node.members = MemberWatch.onLeave(cluster.hazelcast(), node::memberLeft);
@@ -151,7 +157,8 @@ public final class TandemNode {
                     config.worker(),
                     announcer(config),
                     cluster.nodeId(),
-                    new WorkerMetrics(metrics.registry(), id));
+                    new WorkerMetrics(metrics.registry(), id),
+                    kvPool);
             prefillWorkers.add(w);
             deployed.add(vertx.deployVerticle(w));
         }
@@ -162,7 +169,8 @@ public final class TandemNode {
                     config.worker(),
                     announcer(config),
                     cluster.nodeId(),
-                    new WorkerMetrics(metrics.registry(), id));
+                    new WorkerMetrics(metrics.registry(), id),
+                    kvPool);
             decodeWorkers.add(w);
             deployed.add(vertx.deployVerticle(w));
         }
@@ -228,6 +236,11 @@ public final class TandemNode {
 
     public Engine engine() {
         return engine;
+    }
+
+    /** The KV block pool this node's workers share. */
+    public KvBlockPool kvPool() {
+        return kvPool;
     }
 
     /** This node's memory budget and its shares. */

@@ -1,5 +1,6 @@
 package dev.tandem.worker;
 
+import dev.tandem.engine.KvBlock;
 import dev.tandem.engine.KvLayout;
 import dev.tandem.protocol.BlockHashes;
 import java.util.ArrayList;
@@ -19,15 +20,17 @@ import java.util.TreeMap;
  * leaves, in logarithmic time), so prefixes shared by many sequences outlive their branches.
  *
  * <p>Blocks are shared, not copied: a block is full, so no sequence writes into it again, and a sequence
- * built on cached blocks writes only into blocks after them. Each block keeps its tokens, so a 64-bit
+ * built on cached blocks writes only into blocks after them. The cache holds one reference to each block
+ * it keeps ({@link KvBlock}), and a lookup hands the caller references of its own: an evicted block goes
+ * back to its pool once the sequences that use it have let go too. Each block keeps its tokens, so a 64-bit
  * hash collision can never hand out another prefix's KV. What was stored and removed since the last
  * {@link #drainEvents} is recorded for the worker's cache events. Thread-safe: prefill threads and the
  * worker's event loop use it.
  */
 final class BlockCache {
 
-    /** A prefix hit: the cached blocks, in order, to start a sequence's KV with. */
-    record Hit(List<float[]> blocks) {
+    /** A prefix hit: the cached blocks, in order, to start a sequence's KV with; the caller holds each once. */
+    record Hit(List<KvBlock> blocks) {
         int tokens(int blockSize) {
             return blocks.size() * blockSize;
         }
@@ -44,12 +47,12 @@ final class BlockCache {
         final long hash;
         final Node parent;
         final int[] tokens;
-        final float[] data;
+        final KvBlock data;
         int children;
         /** When the node was last used; along a path a parent is always used just before its child. */
         long used;
 
-        Node(long hash, Node parent, int[] tokens, float[] data) {
+        Node(long hash, Node parent, int[] tokens, KvBlock data) {
             this.hash = hash;
             this.parent = parent;
             this.tokens = tokens;
@@ -88,12 +91,13 @@ final class BlockCache {
 
     /**
      * The longest run of {@code tokens}' leading full blocks held here, at most {@code maxBlocks}; the
-     * blocks found count as used.
+     * blocks found count as used, and the caller holds a reference to each (retained here, under the lock,
+     * so no eviction can give one back to its pool first).
      */
     synchronized Hit lookup(int[] tokens, int maxBlocks) {
         int bs = layout.blockSize();
         int limit = Math.min(maxBlocks, tokens.length / bs);
-        List<float[]> hit = new ArrayList<>();
+        List<KvBlock> hit = new ArrayList<>();
         long previous = BlockHashes.ROOT;
         for (int b = 0; b < limit; b++) {
             long hash = BlockHashes.chain(fingerprint, previous, tokens, b * bs, (b + 1) * bs);
@@ -101,7 +105,7 @@ final class BlockCache {
             if (n == null || !Arrays.equals(n.tokens, 0, bs, tokens, b * bs, (b + 1) * bs)) {
                 break;
             }
-            hit.add(n.data);
+            hit.add(n.data.retain());
             touch(n);
             previous = hash;
         }
@@ -110,9 +114,10 @@ final class BlockCache {
 
     /**
      * Keeps the full blocks of a sequence whose KV positions hold {@code tokens} (its {@code blocks}, in
-     * order; a block is kept as it is, not copied), then evicts down to the capacity.
+     * order; a block is kept as it is, not copied, with a reference of the cache's own), then evicts down to
+     * the capacity.
      */
-    synchronized void store(int[] tokens, List<float[]> blocks) {
+    synchronized void store(int[] tokens, List<KvBlock> blocks) {
         int bs = layout.blockSize();
         int full = Math.min(tokens.length / bs, blocks.size());
         Node parent = null;
@@ -121,7 +126,11 @@ final class BlockCache {
             long hash = BlockHashes.chain(fingerprint, previous, tokens, b * bs, (b + 1) * bs);
             Node n = nodes.get(hash);
             if (n == null) {
-                n = new Node(hash, parent, Arrays.copyOfRange(tokens, b * bs, (b + 1) * bs), blocks.get(b));
+                n = new Node(
+                        hash,
+                        parent,
+                        Arrays.copyOfRange(tokens, b * bs, (b + 1) * bs),
+                        blocks.get(b).retain());
                 nodes.put(hash, n);
                 n.used = ++clock;
                 leaves.put(n.used, n);
@@ -148,6 +157,7 @@ final class BlockCache {
         while (bytes() > Math.max(0, bytes) && !leaves.isEmpty()) {
             Node victim = leaves.pollFirstEntry().getValue();
             nodes.remove(victim.hash);
+            victim.data.release();
             if (victim.parent != null && --victim.parent.children == 0) {
                 leaves.put(victim.parent.used, victim.parent);
             }
@@ -218,7 +228,7 @@ final class BlockCache {
     /** For tests: the blocks held, by hash. */
     synchronized Map<Long, float[]> contents() {
         Map<Long, float[]> out = new HashMap<>();
-        nodes.forEach((h, n) -> out.put(h, n.data));
+        nodes.forEach((h, n) -> out.put(h, n.data.data()));
         return out;
     }
 }

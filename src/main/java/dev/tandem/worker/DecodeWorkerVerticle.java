@@ -4,6 +4,7 @@ import dev.tandem.cluster.ShutdownDrain;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.WorkerSettings;
 import dev.tandem.engine.Engine;
+import dev.tandem.engine.KvBlockPool;
 import dev.tandem.engine.KvCache;
 import dev.tandem.engine.StopCondition;
 import dev.tandem.metrics.WorkerMetrics;
@@ -44,6 +45,9 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     private final WorkerAnnouncer announcer;
     private final String nodeId;
     private final WorkerMetrics metrics;
+    /** Where the KV of its sequences comes from and goes back to (shared with the node's workers). */
+    private final KvBlockPool pool;
+
     private KvInbox inbox;
     private DecodeBatch batch;
     private WorkerExecutor compute;
@@ -61,7 +65,9 @@ public final class DecodeWorkerVerticle extends VerticleBase {
             WorkerSettings settings,
             WorkerAnnouncer announcer,
             String nodeId,
-            WorkerMetrics metrics) {
+            WorkerMetrics metrics,
+            KvBlockPool pool) {
+        this.pool = pool;
         this.workerId = workerId;
         this.metrics = metrics;
         this.engine = engine;
@@ -80,7 +86,8 @@ public final class DecodeWorkerVerticle extends VerticleBase {
                 engine.info().fingerprint(),
                 settings.maxKvTransferBytes(),
                 settings.kvParkTimeoutMs(),
-                (tokens, blocks) -> kept.lookup(tokens, blocks).blocks());
+                (tokens, blocks) -> kept.lookup(tokens, blocks).blocks(),
+                pool);
         batch = new DecodeBatch(engine, settings.maxBatch(), this::retire);
         // One thread: steps of one worker are sequential by nature; other workers use the other cores.
         compute = vertx.createSharedWorkerExecutor("tandem-decode-" + workerId, 1);
@@ -88,7 +95,7 @@ public final class DecodeWorkerVerticle extends VerticleBase {
         metrics.kvCache(kept::bytes, kept::blocks, kept::evictions);
         metrics.kvInbox(inbox::parkedBytes, inbox::parkedCount, inbox::incomingBytes, inbox::incomingCount);
         metrics.kvCapacity(settings.kvCapacityBytes());
-        localPrefill = new LocalPrefill(workerId, engine, compute, kept, inbox, this::noRoom);
+        localPrefill = new LocalPrefill(workerId, engine, pool, compute, kept, inbox, this::noRoom);
         EventBus bus = vertx.eventBus();
         control = new WorkerControl(vertx, workerId, announcer, this::descriptor);
         return control.start(List.of(

@@ -1,5 +1,6 @@
 package dev.tandem.worker;
 
+import dev.tandem.engine.KvBlockPool;
 import dev.tandem.engine.KvCache;
 import dev.tandem.engine.KvLayout;
 import dev.tandem.protocol.KvAck;
@@ -56,6 +57,7 @@ final class KvInbox {
     private final long maxBytes;
     private final long parkTimeoutMs;
     private final KvTransferAssembler.PrefixSource prefixSource;
+    private final KvBlockPool pool;
     private final Map<Long, Transfer> incoming = new HashMap<>();
     private final Map<Long, Parked> parked = new HashMap<>();
     /**
@@ -84,8 +86,10 @@ final class KvInbox {
             long fingerprint,
             long maxBytes,
             long parkTimeoutMs,
-            KvTransferAssembler.PrefixSource prefixSource) {
+            KvTransferAssembler.PrefixSource prefixSource,
+            KvBlockPool pool) {
         this.vertx = vertx;
+        this.pool = pool;
         this.prefixSource = prefixSource;
         this.layout = layout;
         this.fingerprint = fingerprint;
@@ -124,7 +128,8 @@ final class KvInbox {
         }
         if (t == null && chunk.index() == 0 && cancelledAlready(id, chunk.attempt())) {
             // Its cancel came first: take nothing, answer the last chunk "cancelled" and drop the rest unread.
-            t = new Transfer(id, chunk.attempt(), new KvTransferAssembler(layout, fingerprint, maxBytes, prefixSource));
+            t = new Transfer(
+                    id, chunk.attempt(), new KvTransferAssembler(layout, fingerprint, maxBytes, prefixSource, pool));
             startTransfer(t);
             fail(t, WorkerFailure.CANCELLED, "request " + id + " was cancelled before its KV arrived");
         }
@@ -137,7 +142,8 @@ final class KvInbox {
                         "unexpected KV chunk " + chunk.index() + " for request " + id);
                 return;
             }
-            t = new Transfer(id, chunk.attempt(), new KvTransferAssembler(layout, fingerprint, maxBytes, prefixSource));
+            t = new Transfer(
+                    id, chunk.attempt(), new KvTransferAssembler(layout, fingerprint, maxBytes, prefixSource, pool));
             startTransfer(t);
             String full = noRoom.get();
             if (full != null) {
@@ -153,6 +159,7 @@ final class KvInbox {
         }
         endTransfer(id);
         if (t.failure != null) {
+            t.assembler.discard();
             vertx.cancelTimer(t.timerId);
             message.fail(t.failure.code(), t.failureMessage);
             return;
@@ -177,9 +184,10 @@ final class KvInbox {
 
     /** Parks a request's KV until its DECODE_REQUEST claims it (or the park timeout frees it). */
     void park(long requestId, int attempt, KvCache cache, int[] tokens) {
-        Parked old = parked.put(
+        unpark(requestId, true); // an older attempt's KV parked here is dead: its timer must not expire the new one
+        parked.put(
                 requestId, new Parked(cache, tokens, attempt, vertx.setTimer(parkTimeoutMs, tid -> expire(requestId))));
-        parkedBytes += cache.bytes() - (old == null ? 0 : old.cache.bytes());
+        parkedBytes += cache.bytes();
         parkedCount = parked.size();
     }
 
@@ -198,11 +206,16 @@ final class KvInbox {
         return t;
     }
 
-    private Parked unpark(long requestId) {
+    /** Takes a request's parked KV out; with {@code free}, also stops its timer and lets its blocks go. */
+    private Parked unpark(long requestId, boolean free) {
         Parked p = parked.remove(requestId);
         if (p != null) {
             parkedBytes -= p.cache.bytes();
             parkedCount = parked.size();
+            if (free) {
+                vertx.cancelTimer(p.timerId);
+                p.cache.free();
+            }
         }
         return p;
     }
@@ -261,7 +274,7 @@ final class KvInbox {
         if (p == null || p.attempt != attempt && p.attempt != 0) {
             return null;
         }
-        unpark(requestId);
+        unpark(requestId, false);
         vertx.cancelTimer(p.timerId);
         return new Claimed(p.cache, p.tokens);
     }
@@ -285,12 +298,9 @@ final class KvInbox {
         Transfer t = endTransfer(requestId);
         if (t != null) {
             vertx.cancelTimer(t.timerId);
+            t.assembler.discard();
         }
-        Parked p = unpark(requestId);
-        if (p != null) {
-            vertx.cancelTimer(p.timerId);
-            p.cache.free();
-        }
+        Parked p = unpark(requestId, true);
         return t != null || p != null;
     }
 

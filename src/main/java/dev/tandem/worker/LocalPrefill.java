@@ -1,6 +1,7 @@
 package dev.tandem.worker;
 
 import dev.tandem.engine.Engine;
+import dev.tandem.engine.KvBlockPool;
 import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.WorkerFailure;
@@ -34,6 +35,7 @@ final class LocalPrefill {
 
     private final String workerId;
     private final Engine engine;
+    private final KvBlockPool pool;
     private final WorkerExecutor compute;
     private final BlockCache kept;
     private final KvInbox inbox;
@@ -44,12 +46,14 @@ final class LocalPrefill {
     LocalPrefill(
             String workerId,
             Engine engine,
+            KvBlockPool pool,
             WorkerExecutor compute,
             BlockCache kept,
             KvInbox inbox,
             Supplier<String> noRoom) {
         this.workerId = workerId;
         this.engine = engine;
+        this.pool = pool;
         this.compute = compute;
         this.kept = kept;
         this.inbox = inbox;
@@ -90,7 +94,7 @@ final class LocalPrefill {
         jobs.put(request.requestId(), job);
         compute.<PromptPrefill.Prefilled>executeBlocking(
                         () -> PromptPrefill.run(
-                                engine, kept, request.promptTokens(), request.sampling(), () -> job.cancelled),
+                                engine, pool, kept, request.promptTokens(), request.sampling(), () -> job.cancelled),
                         false)
                 .onComplete(ar -> {
                     jobs.remove(request.requestId());

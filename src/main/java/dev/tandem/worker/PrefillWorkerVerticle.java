@@ -4,6 +4,7 @@ import dev.tandem.cluster.ShutdownDrain;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.WorkerSettings;
 import dev.tandem.engine.Engine;
+import dev.tandem.engine.KvBlockPool;
 import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.CacheSpec;
@@ -55,6 +56,9 @@ public final class PrefillWorkerVerticle extends VerticleBase {
     private final WorkerAnnouncer announcer;
     private final String nodeId;
     private final WorkerMetrics metrics;
+    /** Where the KV of the prompts it computes comes from and goes back to (shared with the node's workers). */
+    private final KvBlockPool pool;
+
     private final Map<Long, Job> jobs = new HashMap<>();
     private WorkerExecutor compute;
     private WorkerControl control;
@@ -70,7 +74,9 @@ public final class PrefillWorkerVerticle extends VerticleBase {
             WorkerSettings settings,
             WorkerAnnouncer announcer,
             String nodeId,
-            WorkerMetrics metrics) {
+            WorkerMetrics metrics,
+            KvBlockPool pool) {
+        this.pool = pool;
         this.workerId = workerId;
         this.metrics = metrics;
         this.engine = engine;
@@ -228,7 +234,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
         long start = System.nanoTime();
         metrics.prefillQueued(start - job.acceptedNanos);
         PromptPrefill.Prefilled prefilled = PromptPrefill.run(
-                engine, prefixCache, job.request.promptTokens(), job.request.sampling(), () -> job.cancelled);
+                engine, pool, prefixCache, job.request.promptTokens(), job.request.sampling(), () -> job.cancelled);
         metrics.prefillComputed(System.nanoTime() - start);
         return prefilled;
     }

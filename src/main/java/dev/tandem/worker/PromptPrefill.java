@@ -1,6 +1,8 @@
 package dev.tandem.worker;
 
 import dev.tandem.engine.Engine;
+import dev.tandem.engine.KvBlock;
+import dev.tandem.engine.KvBlockPool;
 import dev.tandem.engine.KvCache;
 import dev.tandem.engine.Sampler;
 import dev.tandem.protocol.Sampling;
@@ -23,18 +25,29 @@ final class PromptPrefill {
 
     private PromptPrefill() {}
 
-    static Prefilled run(Engine engine, BlockCache blocks, int[] prompt, Sampling sampling, BooleanSupplier cancelled) {
+    static Prefilled run(
+            Engine engine,
+            KvBlockPool pool,
+            BlockCache blocks,
+            int[] prompt,
+            Sampling sampling,
+            BooleanSupplier cancelled) {
         long start = System.nanoTime();
         int bs = engine.kvLayout().blockSize();
         BlockCache.Hit hit = blocks.lookup(prompt, (prompt.length - 1) / bs);
-        KvCache cache = engine.newCache();
+        KvCache cache = new KvCache(engine.kvLayout(), pool);
         hit.blocks().forEach(cache::addBlock);
         int cached = hit.tokens(bs);
-        cache.setLength(cached);
-        float[] logits = engine.prefill(cache, Arrays.copyOfRange(prompt, cached, prompt.length), cancelled);
-        int first = Sampler.sample(logits, EngineSampling.of(sampling), cache.length());
-        blocks.store(prompt, fullBlocks(cache, prompt.length / bs));
-        return new Prefilled(cache, first, cached, (System.nanoTime() - start) / 1000);
+        try {
+            cache.setLength(cached);
+            float[] logits = engine.prefill(cache, Arrays.copyOfRange(prompt, cached, prompt.length), cancelled);
+            int first = Sampler.sample(logits, EngineSampling.of(sampling), cache.length());
+            blocks.store(prompt, fullBlocks(cache, prompt.length / bs));
+            return new Prefilled(cache, first, cached, (System.nanoTime() - start) / 1000);
+        } catch (RuntimeException e) {
+            cache.free(); // cancelled or failed: its blocks go back, nobody else will
+            throw e;
+        }
     }
 
     /** Why a prompt cannot be prefilled by this engine (empty, too long, a token outside the vocabulary), or null. */
@@ -52,10 +65,10 @@ final class PromptPrefill {
         return null;
     }
 
-    static List<float[]> fullBlocks(KvCache cache, int count) {
-        List<float[]> out = new ArrayList<>(count);
+    static List<KvBlock> fullBlocks(KvCache cache, int count) {
+        List<KvBlock> out = new ArrayList<>(count);
         for (int b = 0; b < count; b++) {
-            out.add(cache.block(b));
+            out.add(cache.kvBlock(b));
         }
         return out;
     }

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.engine.KvBlock;
+import dev.tandem.engine.KvBlockPool;
+import dev.tandem.engine.KvCache;
 import dev.tandem.engine.KvLayout;
 import dev.tandem.protocol.BlockHashes;
 import java.util.ArrayList;
@@ -38,7 +41,7 @@ class BlockCacheTest {
     }
 
     private static void store(BlockCache cache, int... tokens) {
-        cache.store(tokens, blocks(tokens));
+        cache.store(tokens, blocks(tokens).stream().map(KvBlock::unpooled).toList());
     }
 
     private static int hitBlocks(BlockCache cache, int... tokens) {
@@ -50,6 +53,26 @@ class BlockCacheTest {
     }
 
     @Test
+    void anEvictedBlockASequenceStillUsesGoesBackToThePoolOnlyWhenTheSequenceEnds() {
+        KvBlockPool pool = new KvBlockPool(LAYOUT, 100);
+        BlockCache cache = cache(2);
+        KvCache first = new KvCache(LAYOUT, pool);
+        first.ensureCapacity(4);
+        first.setLength(4);
+        cache.store(new int[] {1, 2, 3, 4}, PromptPrefill.fullBlocks(first, 2));
+        first.free(); // the cache's references keep both blocks
+        assertEquals(0, pool.idle());
+
+        KvCache sequence = new KvCache(LAYOUT, pool);
+        cache.lookup(new int[] {1, 2, 3, 4}, 2).blocks().forEach(sequence::addBlock);
+        cache.capacity(0); // both evicted while the sequence decodes on them
+        assertEquals(0, cache.blocks());
+        assertEquals(0, pool.idle(), "not handed out again under the sequence");
+        sequence.free();
+        assertEquals(2, pool.idle(), "the sequence was the last holder");
+    }
+
+    @Test
     void aLookupWalksTheLeadingBlocksAndStopsAtTheFirstMissing() {
         BlockCache cache = cache(100);
         store(cache, 1, 2, 3, 4, 5, 6, 7); // three full blocks; the odd token is never stored
@@ -57,7 +80,7 @@ class BlockCacheTest {
 
         BlockCache.Hit hit = cache.lookup(new int[] {1, 2, 3, 4, 9, 9, 5, 6}, Integer.MAX_VALUE);
         assertEquals(2, hit.blocks().size());
-        assertEquals(304f, hit.blocks().get(1)[0]);
+        assertEquals(304f, hit.blocks().get(1).data()[0]);
         assertEquals(4, hit.tokens(LAYOUT.blockSize()));
         assertEquals(0, hitBlocks(cache, 9, 9, 3, 4), "a block is only found after the blocks before it");
         assertEquals(1, cache.lookup(new int[] {1, 2, 3, 4, 5, 6}, 1).blocks().size());

@@ -79,9 +79,9 @@ class PrefixReuseExactnessTest {
     @MethodSource("cases")
     void aPrefixCacheHitComputesTheSameKvAndTokens(String name, Engine engine, Sampling sampling) {
         BlockCache cache = new BlockCache(engine.kvLayout(), engine.info().fingerprint(), 64L << 20);
-        PromptPrefill.run(engine, cache, tokens(engine, SYSTEM + "What is a block?"), sampling, () -> false);
+        PromptPrefill.run(engine, null, cache, tokens(engine, SYSTEM + "What is a block?"), sampling, () -> false);
         int[] prompt = tokens(engine, SYSTEM + "And what is a prefix?");
-        PromptPrefill.Prefilled hit = PromptPrefill.run(engine, cache, prompt, sampling, () -> false);
+        PromptPrefill.Prefilled hit = PromptPrefill.run(engine, null, cache, prompt, sampling, () -> false);
         assertTrue(hit.cachedTokens() >= engine.kvLayout().blockSize(), "the shared system prompt was reused");
 
         KvCache uncached = engine.newCache();
@@ -98,6 +98,7 @@ class PrefixReuseExactnessTest {
         int bs = engine.kvLayout().blockSize();
         PromptPrefill.Prefilled computed = PromptPrefill.run(
                 engine,
+                null,
                 new BlockCache(engine.kvLayout(), engine.info().fingerprint(), 0),
                 prompt,
                 sampling,
@@ -111,7 +112,8 @@ class PrefixReuseExactnessTest {
                 engine.kvLayout(),
                 engine.info().fingerprint(),
                 1L << 30,
-                (ids, blocks) -> kept.lookup(ids, blocks).blocks());
+                (ids, blocks) -> kept.lookup(ids, blocks).blocks(),
+                null);
         List<Buffer> chunks =
                 KvTransferCodec.encode(computed.cache(), engine.info().fingerprint(), 500, prompt, start);
         for (Buffer chunk : chunks) {
@@ -135,6 +137,7 @@ class PrefixReuseExactnessTest {
         BlockCache kept = new BlockCache(engine.kvLayout(), engine.info().fingerprint(), 64L << 20);
         PromptPrefill.Prefilled turnOne = PromptPrefill.run(
                 engine,
+                null,
                 new BlockCache(engine.kvLayout(), engine.info().fingerprint(), 0),
                 first,
                 sampling,
@@ -144,7 +147,7 @@ class PrefixReuseExactnessTest {
         int[] second = concat(concat(first, answer), tokens(engine, "\nuser: and then?\nassistant:"));
         second = Arrays.copyOf(
                 second, Math.min(second.length, engine.info().config().seqLen() - MAX_NEW - 2));
-        PromptPrefill.Prefilled local = PromptPrefill.run(engine, kept, second, sampling, () -> false);
+        PromptPrefill.Prefilled local = PromptPrefill.run(engine, null, kept, second, sampling, () -> false);
         assertTrue(
                 local.cachedTokens() >= first.length - engine.kvLayout().blockSize(),
                 "the first turn's blocks were reused: " + local.cachedTokens() + " of " + second.length);

@@ -3,6 +3,8 @@ package dev.tandem.worker.kv;
 import static dev.tandem.worker.kv.KvTransferCodec.HEADER_BYTES;
 import static dev.tandem.worker.kv.KvTransferCodec.TRAILER_BYTES;
 
+import dev.tandem.engine.KvBlock;
+import dev.tandem.engine.KvBlockPool;
 import dev.tandem.engine.KvCache;
 import dev.tandem.engine.KvLayout;
 import dev.tandem.worker.kv.KvTransferException.Reason;
@@ -18,11 +20,9 @@ import java.util.zip.CRC32C;
  * version 2 stream leaves out its first {@code startBlock} blocks: they come from the receiver's own
  * cache ({@link PrefixSource}, matched on the stream's token ids); when it no longer holds them all,
  * the stream is still read to its end and checked, but {@link #needFromBlock()} says where to resend
- * from instead of a cache.
- * Every check happens as early as the bytes allow; after the first failure the assembler drops its
- * blocks and keeps failing with the same exception. Floats are decoded straight into the cache's
- * blocks, which are allocated as the stream reaches them, so memory never exceeds the declared size
- * (plus one 64 KiB copy window).
+ * from instead of a cache. Every check happens as early as the bytes allow; after the first failure the
+ * assembler gives its blocks back and keeps failing with the same exception. Floats are decoded straight
+ * into blocks taken as the stream reaches them: never more than the declared size (+ a 64 KiB window).
  *
  * <p>Not thread-safe: feed one transfer from one thread (its event loop).
  */
@@ -30,8 +30,8 @@ public final class KvTransferAssembler {
     /** Where a version 2 stream's leading blocks come from on the receiving side. */
     @FunctionalInterface
     public interface PrefixSource {
-        /** Up to {@code blocks} leading blocks of the sequence {@code tokens}, in order; fewer when not held. */
-        List<float[]> prefix(int[] tokens, int blocks);
+        /** Up to {@code blocks} leading blocks of {@code tokens}, in order, each held once by the caller. */
+        List<KvBlock> prefix(int[] tokens, int blocks);
 
         PrefixSource NONE = (tokens, blocks) -> List.of();
     }
@@ -40,6 +40,7 @@ public final class KvTransferAssembler {
     private final long expectedFingerprint;
     private final long maxBytes;
     private final PrefixSource prefixSource;
+    private final KvBlockPool pool;
     private final CRC32C crc = new CRC32C();
 
     private final byte[] header = new byte[HEADER_BYTES];
@@ -74,13 +75,19 @@ public final class KvTransferAssembler {
 
     /** @param maxBytes the per-request KV limit, compared with the whole declared stream length */
     public KvTransferAssembler(KvLayout expectedLayout, long expectedFingerprint, long maxBytes) {
-        this(expectedLayout, expectedFingerprint, maxBytes, PrefixSource.NONE);
+        this(expectedLayout, expectedFingerprint, maxBytes, PrefixSource.NONE, null);
     }
 
+    /** @param pool where the received blocks come from (null: new arrays) */
     public KvTransferAssembler(
-            KvLayout expectedLayout, long expectedFingerprint, long maxBytes, PrefixSource prefixSource) {
+            KvLayout expectedLayout,
+            long expectedFingerprint,
+            long maxBytes,
+            PrefixSource prefixSource,
+            KvBlockPool pool) {
         this.expectedLayout = Objects.requireNonNull(expectedLayout, "expectedLayout");
         this.prefixSource = prefixSource;
+        this.pool = pool;
         if (maxBytes <= 0) {
             throw new IllegalArgumentException("maxBytes must be positive, got " + maxBytes);
         }
@@ -152,9 +159,17 @@ public final class KvTransferAssembler {
 
     private void fail(KvTransferException e) {
         failure = e;
-        cache = null;
-        block = null;
+        discard();
         window = null;
+    }
+
+    /** The transfer will not be finished (failed, dropped): the blocks received so far go back. */
+    public void discard() {
+        if (cache != null) {
+            cache.free();
+            cache = null;
+        }
+        block = null;
     }
 
     private void append(Buffer chunk) throws KvTransferException {
@@ -261,7 +276,7 @@ public final class KvTransferAssembler {
         total = size;
         tokenCount = tokens;
         blockCount = blocks;
-        cache = new KvCache(e);
+        cache = new KvCache(e, pool);
         if (incremental) {
             extension = new byte[4 + 4 * tokens];
         }
@@ -282,10 +297,11 @@ public final class KvTransferAssembler {
         x.asIntBuffer().get(tokenIds);
         startBlock = start;
         if (start > 0) {
-            List<float[]> held = prefixSource.prefix(tokenIds, start);
+            List<KvBlock> held = prefixSource.prefix(tokenIds, start);
             if (held.size() < start) {
                 needFromBlock = held.size();
-                cache = null;
+                held.forEach(KvBlock::release);
+                discard();
                 return;
             }
             for (int b = 0; b < start; b++) {
@@ -362,8 +378,7 @@ public final class KvTransferAssembler {
 
     private void nextBlockIfFull() {
         if (block == null || floatPos == block.length) {
-            block = new float[expectedLayout.blockFloats()];
-            cache.addBlock(block);
+            block = cache.appendBlockToFill();
             floatPos = 0;
         }
     }

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.engine.KvBlock;
 import dev.tandem.engine.KvCache;
 import io.vertx.core.buffer.Buffer;
 import java.util.ArrayList;
@@ -34,9 +35,9 @@ class KvTransferIncrementalTest {
     /** A receiver holding the first {@code held} blocks of {@code sent}. */
     private static KvTransferAssembler.PrefixSource holding(KvCache sent, int held) {
         return (tokens, blocks) -> {
-            List<float[]> out = new ArrayList<>();
+            List<KvBlock> out = new ArrayList<>();
             for (int b = 0; b < Math.min(blocks, held); b++) {
-                out.add(sent.block(b));
+                out.add(KvBlock.unpooled(sent.block(b)));
             }
             return out;
         };
@@ -51,7 +52,7 @@ class KvTransferIncrementalTest {
         List<Buffer> chunks = KvTransferCodec.encode(sent, FINGERPRINT, 64, ids, start);
         byte[] stream = concat(chunks);
         assertEquals(KvTransferCodec.encodedSize(LAYOUT, n, start), stream.length);
-        KvTransferAssembler a = new KvTransferAssembler(LAYOUT, FINGERPRINT, NO_LIMIT, holding(sent, held));
+        KvTransferAssembler a = new KvTransferAssembler(LAYOUT, FINGERPRINT, NO_LIMIT, holding(sent, held), null);
         for (Buffer piece : slice(stream, chunkBytes)) {
             a.accept(piece);
         }
@@ -71,7 +72,7 @@ class KvTransferIncrementalTest {
     void aReceiverThatLostBlocksSaysWhereToResendFrom(int start, int held) throws Exception {
         KvCache sent = randomCache(LAYOUT, 60, 0, 5);
         byte[] stream = concat(KvTransferCodec.encode(sent, FINGERPRINT, 1024, tokens(60), start));
-        KvTransferAssembler a = new KvTransferAssembler(LAYOUT, FINGERPRINT, NO_LIMIT, holding(sent, held));
+        KvTransferAssembler a = new KvTransferAssembler(LAYOUT, FINGERPRINT, NO_LIMIT, holding(sent, held), null);
         for (Buffer piece : slice(stream, 333)) {
             a.accept(piece);
         }
@@ -81,7 +82,7 @@ class KvTransferIncrementalTest {
 
         // Resent from where it asked: whole again.
         byte[] again = concat(KvTransferCodec.encode(sent, FINGERPRINT, 1024, tokens(60), held));
-        KvTransferAssembler b = new KvTransferAssembler(LAYOUT, FINGERPRINT, NO_LIMIT, holding(sent, held));
+        KvTransferAssembler b = new KvTransferAssembler(LAYOUT, FINGERPRINT, NO_LIMIT, holding(sent, held), null);
         b.accept(Buffer.buffer(again));
         assertSameKv(sent, b.finish());
     }
@@ -97,7 +98,7 @@ class KvTransferIncrementalTest {
         } else {
             stream[extension + 4 + 8] ^= 1; // a token id: the CRC catches it
         }
-        KvTransferAssembler a = new KvTransferAssembler(LAYOUT, FINGERPRINT, NO_LIMIT, holding(sent, 3));
+        KvTransferAssembler a = new KvTransferAssembler(LAYOUT, FINGERPRINT, NO_LIMIT, holding(sent, 3), null);
         assertThrows(KvTransferException.class, () -> {
             a.accept(Buffer.buffer(stream));
             a.finish();

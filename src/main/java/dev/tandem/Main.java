@@ -3,6 +3,7 @@ package dev.tandem;
 import dev.tandem.config.ConfigException;
 import dev.tandem.config.ConfigLoader;
 import dev.tandem.config.EnvOverrides;
+import dev.tandem.config.MemoryBudget;
 import dev.tandem.config.ModelSettings;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.config.UpstreamSettings;
@@ -284,6 +285,12 @@ public final class Main implements Callable<Integer> {
             System.out.println("  workers: prefill " + plan.prefillWorkerIds() + ", decode " + plan.decodeWorkerIds());
         }
         node.memoryBudget().describe().forEach(line -> System.out.println("  " + line));
+        if (node.kvPool().live() > 0) {
+            System.out.println("    KV pool: " + node.kvPool().live() + " blocks allocated at start ("
+                    + MemoryBudget.bytes(
+                            node.kvPool().live() * node.engine().kvLayout().wireBlockBytes())
+                    + " of floats; memory.preallocate)");
+        }
         if (node.opsPort() >= 0) {
             System.out.println("  health and metrics on http://" + config.http().host() + ":" + node.opsPort());
         }

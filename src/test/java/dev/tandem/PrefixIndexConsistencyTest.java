@@ -99,7 +99,7 @@ class PrefixIndexConsistencyTest {
             node = TandemNode.start(
                     config.withWorker(config.worker().withKvCapacityBytes(4L << 30))
                             .withRouter(config.router().withLocalPrefillMaxTokens(0))
-                            .withMemory(new MemorySettings(MemorySettings.DEFAULT_HEAP_FRACTION, 1 << 20)),
+                            .withMemory(new MemorySettings(MemorySettings.DEFAULT_HEAP_FRACTION, 1 << 20, true)),
                     TandemNode.Plan.embedded(1, 1));
         } finally {
             logger.removeHandler(capture);

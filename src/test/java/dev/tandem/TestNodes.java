@@ -1,6 +1,7 @@
 package dev.tandem;
 
 import dev.tandem.config.ClusterSettings;
+import dev.tandem.config.MemorySettings;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.node.RouterVerticle;
 import dev.tandem.node.TandemNode;
@@ -24,7 +25,9 @@ public final class TestNodes {
         // which other builds on the machine may hold, splitting a test's members into separate clusters.
         int port = freePort();
         // No bridge unless a test asks for one: the default port 7000 would clash between nodes and builds.
+        // No KV reserved at start: a test JVM runs many nodes, each of which would take a share of its heap.
         return defaults.withCluster(new ClusterSettings(name, "127.0.0.1", port, List.of("127.0.0.1:" + port)))
+                .withMemory(new MemorySettings(defaults.memory().heapFraction(), 0, false))
                 .withHttp(defaults.http().withPort(0))
                 .withBridge(defaults.bridge().withTcpPort(-1));
     }

@@ -118,6 +118,8 @@ final class SimCluster implements AutoCloseable {
                                 .put("engine", "sim")
                                 .put("sim-profile", shape.profile())
                                 .put("time-scale", shape.timeScale()))
+                // Sim blocks are stand-ins counted as the modelled model's: nothing real to reserve.
+                .put("memory", new JsonObject().put("preallocate", false))
                 .put(
                         "worker",
                         new JsonObject()

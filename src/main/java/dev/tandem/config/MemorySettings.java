@@ -7,8 +7,10 @@ package dev.tandem.config;
  * @param heapFraction the budget as a share of the max heap left after the model's weights
  * @param budgetBytes  the budget in bytes instead (0 = from {@code heapFraction}); for a JVM that shares its
  *                     heap with something else, and for tests
+ * @param preallocate  whether the workers' KV blocks are allocated at start, as inference servers reserve
+ *                     their KV cache: the heap is sized once, before traffic, and does not grow with it
  */
-public record MemorySettings(double heapFraction, long budgetBytes) {
+public record MemorySettings(double heapFraction, long budgetBytes, boolean preallocate) {
 
     /**
      * 0.3: with Tandem's own objects the live heap stays well under G1's 45% initiating occupancy, so its
@@ -19,7 +21,8 @@ public record MemorySettings(double heapFraction, long budgetBytes) {
     static MemorySettings read(ConfigSection s) {
         MemorySettings m = new MemorySettings(
                 s.decimal("heap-fraction", DEFAULT_HEAP_FRACTION, 0.05, 0.9),
-                s.integer("budget-bytes", 0, 0, 1L << 44));
+                s.integer("budget-bytes", 0, 0, 1L << 44),
+                s.bool("preallocate", true));
         s.rejectUnknownKeys();
         return m;
     }

@@ -31,6 +31,21 @@ public final class KvBlockPool {
         this.maxBlocks = maxBlocks;
     }
 
+    /**
+     * Allocates every block the bound allows, idle until taken: the KV memory is reserved before traffic
+     * (as vLLM reserves its KV cache), so the heap does not grow with the first minutes' load. Returns the
+     * blocks allocated.
+     */
+    public long fill() {
+        long added = 0;
+        while (live.get() < maxBlocks) {
+            KvBlock b = allocate();
+            b.release(); // back into the pool, idle
+            added++;
+        }
+        return added;
+    }
+
     /** A block of zeros, held once by the caller. */
     public KvBlock take() {
         KvBlock b = reuse();

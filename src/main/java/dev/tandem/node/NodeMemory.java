@@ -41,9 +41,23 @@ final class NodeMemory {
      */
     static KvBlockPool pool(MemoryBudget budget, KvLayout layout) {
         MemoryBudget.Shape s = budget.shape();
-        long kvBytes = s.decodeWorkers() * budget.decodeWorkerBytes()
-                + s.prefillWorkers() * (budget.prefillWorkerBytes() + budget.prefillInFlightBytes());
+        long kvBytes = s.kvOnHeap()
+                ? s.decodeWorkers() * budget.decodeWorkerBytes()
+                        + s.prefillWorkers() * (budget.prefillWorkerBytes() + budget.prefillInFlightBytes())
+                : 0;
         return new KvBlockPool(layout, kvBytes / blockCost(layout).heapBytes());
+    }
+
+    /**
+     * Allocates the pool's blocks before the node serves ({@code memory.preallocate}), then collects once:
+     * the collection moves them into the old generation together and sizes the heap for them now. Left to
+     * traffic, the heap grew for minutes as the caches filled, and a full collection later resized it
+     * (one soak: 600 MB more resident at once, and that minute's TTFT p99 at 530 ms). Blocking.
+     */
+    static void preallocate(KvBlockPool pool) {
+        if (pool.fill() > 0) {
+            System.gc();
+        }
     }
 
     /** What one of the engine's KV blocks counts against a capacity, and what it takes on the heap. */

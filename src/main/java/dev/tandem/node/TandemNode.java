@@ -83,6 +83,11 @@ public final class TandemNode {
                 NodeMemory.plan(config, plan, engine, Runtime.getRuntime().maxMemory());
         config = config.withWorker(
                 memory.workerSettings(config.worker(), NodeMemory.blockCost(engine.kvLayout()), LOG::warning));
+        // Reserved before the node joins: the collection that follows pauses no cluster member.
+        KvBlockPool kvPool = NodeMemory.pool(memory, engine.kvLayout());
+        if (config.memory().preallocate()) {
+            NodeMemory.preallocate(kvPool);
+        }
         NodeMetrics metrics = new NodeMetrics();
         ClusterNode cluster;
         try {
@@ -98,9 +103,8 @@ public final class TandemNode {
         }
         TandemNode node = new TandemNode(cluster, metrics, engine);
         node.memory = memory;
-        node.kvPool = NodeMemory.pool(memory, engine.kvLayout());
-        new KvPoolMetrics(
-                metrics.registry(), node.kvPool::live, node.kvPool::idle, node.kvPool::allocated, node.kvPool::reused);
+        node.kvPool = kvPool;
+        new KvPoolMetrics(metrics.registry(), kvPool::live, kvPool::idle, kvPool::allocated, kvPool::reused);
         try {
             node.deploy(config, plan).await();
             node.members = MemberWatch.onLeave(cluster.hazelcast(), node::memberLeft);

@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class MemoryBudgetTest {
     private static final long GIB = 1L << 30;
     private static final long MIB = 1L << 20;
-    private static final MemorySettings DEFAULTS = new MemorySettings(MemorySettings.DEFAULT_HEAP_FRACTION, 0);
+    private static final MemorySettings DEFAULTS = new MemorySettings(MemorySettings.DEFAULT_HEAP_FRACTION, 0, false);
     /** A block counting 8 KiB that takes 8 KiB + 256 bytes of heap (the built-in model's, roughly). */
     private static final MemoryBudget.BlockCost BLOCK = new MemoryBudget.BlockCost(8192, 8192 + 256);
 
@@ -82,7 +82,7 @@ class MemoryBudgetTest {
                         total - total * 60 / 100 - total * 20 / 100),
                 Arguments.of(
                         "budget-bytes instead of the heap",
-                        new MemorySettings(0.4, 100 * MIB),
+                        new MemorySettings(0.4, 100 * MIB, false),
                         6 * GIB,
                         shape(false, 0, 1),
                         100 * MIB,
@@ -149,7 +149,9 @@ class MemoryBudgetTest {
     void configuredCapacitiesMeetTheirShares(
             String name, long kv, long prefix, long expectedKv, long expectedPrefix, int warnings) {
         MemoryBudget b = MemoryBudget.plan(
-                new MemorySettings(0.4, 10 * MIB), 6 * GIB, new MemoryBudget.Shape(false, 1, 1, true, 0, 0, true));
+                new MemorySettings(0.4, 10 * MIB, false),
+                6 * GIB,
+                new MemoryBudget.Shape(false, 1, 1, true, 0, 0, true));
         List<String> warned = new ArrayList<>();
         WorkerSettings w = b.workerSettings(
                 TandemConfig.defaults().worker().withKvCapacityBytes(kv).withPrefixCacheBytes(prefix),

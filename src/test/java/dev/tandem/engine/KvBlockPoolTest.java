@@ -58,6 +58,20 @@ class KvBlockPoolTest {
     }
 
     @Test
+    void fillingReservesEveryBlockTheBoundAllowsAndTrafficThenAllocatesNothing() {
+        KvBlockPool pool = new KvBlockPool(LAYOUT, 5);
+        assertEquals(5, pool.fill());
+        assertEquals(0, pool.fill(), "already full");
+        assertEquals(5, pool.idle());
+        KvBlock a = pool.take();
+        KvBlock b = pool.takeDirty();
+        a.release();
+        b.release();
+        assertEquals(5, pool.allocated(), "taken from the reserve, not allocated");
+        assertEquals(5, pool.live());
+    }
+
+    @Test
     void releasingMoreThanWasHeldOrRetainingAGivenBackBlockFails() {
         KvBlockPool pool = new KvBlockPool(LAYOUT, 10);
         KvBlock b = pool.take();

@@ -1,5 +1,9 @@
 package dev.tandem.bench;
 
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -17,6 +21,8 @@ import java.util.regex.Pattern;
  * @param count           pauses the workload caused
  * @param fullCount       of them, full collections ({@code Pause Full}): the ones a heap running out causes
  * @param explicitCount   pauses of collections asked for
+ * @param startupCount    pauses before the traffic began (lines stamped earlier; start-up, a node reserving
+ *                        its KV pool), counted apart from the workload's
  */
 record GcPauses(
         int count,
@@ -26,24 +32,43 @@ record GcPauses(
         double maxMs,
         int fullCount,
         int explicitCount,
-        double explicitTotalMs) {
+        double explicitTotalMs,
+        int startupCount,
+        double startupTotalMs) {
 
     private static final Pattern GC_ID = Pattern.compile("\\bGC\\((\\d+)\\) ");
     private static final Pattern PAUSE =
             Pattern.compile("\\bGC\\((\\d+)\\) (?:[YO]: )?Pause (.+?) (\\d+(?:\\.\\d+)?)ms\\s*$");
 
+    /** A {@code time} decoration: {@code [2026-12-04T18:50:19.757+0000]}. */
+    private static final Pattern TIME = Pattern.compile("^\\[(\\d{4}-\\d\\d-\\d\\dT[^\\]]+)\\]");
+
+    private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSZ");
+
     static GcPauses parse(List<String> lines) {
+        return parse(lines, null);
+    }
+
+    /** The pauses from {@code trafficStart} on (null: all); earlier ones, on stamped lines, are the start-up's. */
+    static GcPauses parse(List<String> lines, Instant trafficStart) {
         Set<String> explicit = explicitCollections(lines);
         List<Double> pauses = new ArrayList<>();
         int full = 0;
         int explicitCount = 0;
         double explicitMs = 0;
+        int startup = 0;
+        double startupMs = 0;
         for (String line : lines) {
             Matcher m = PAUSE.matcher(line);
             if (!m.find()) {
                 continue;
             }
             double ms = Double.parseDouble(m.group(3));
+            if (trafficStart != null && before(line, trafficStart)) {
+                startup++;
+                startupMs += ms;
+                continue;
+            }
             if (explicit.contains(m.group(1))) {
                 explicitCount++;
                 explicitMs += ms;
@@ -60,7 +85,29 @@ record GcPauses(
         for (double v : values) {
             total += v;
         }
-        return new GcPauses(values.length, total, p.at(50), p.at(99), p.at(100), full, explicitCount, explicitMs);
+        return new GcPauses(
+                values.length,
+                total,
+                p.at(50),
+                p.at(99),
+                p.at(100),
+                full,
+                explicitCount,
+                explicitMs,
+                startup,
+                startupMs);
+    }
+
+    private static boolean before(String line, Instant start) {
+        Matcher t = TIME.matcher(line);
+        if (!t.find()) {
+            return false;
+        }
+        try {
+            return OffsetDateTime.parse(t.group(1), STAMP).toInstant().isBefore(start);
+        } catch (DateTimeParseException e) {
+            return false;
+        }
     }
 
     /**

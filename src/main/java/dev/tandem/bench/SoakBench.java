@@ -15,6 +15,7 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -52,7 +53,7 @@ final class SoakBench {
             int warmupSeconds) {}
 
     /** What the traffic left: the summary (without the GC pauses, parsed once the target stopped) and the end. */
-    private record Driven(JsonObject summary, TargetSample end, SoakMinute totals) {}
+    private record Driven(JsonObject summary, TargetSample end, SoakMinute totals, Instant trafficStart) {}
 
     private SoakBench() {}
 
@@ -77,7 +78,9 @@ final class SoakBench {
             gcLog = target.gcLog();
         }
         // After the target stopped: its GC log is complete.
-        GcPauses pauses = gcLog != null && Files.exists(gcLog) ? GcPauses.parse(Files.readAllLines(gcLog)) : null;
+        GcPauses pauses = gcLog != null && Files.exists(gcLog)
+                ? GcPauses.parse(Files.readAllLines(gcLog), driven.trafficStart())
+                : null;
         JsonObject summary = driven.summary().put("gcPauses", SoakReport.gcPauses(pauses));
         SoakReport.write(o.out(), summary);
         out.print(SoakConsole.end(summary, driven.end(), driven.totals()));
@@ -118,6 +121,7 @@ final class SoakBench {
                         JsonObject body = SoakMix.body(r, target.model());
                         return r.kind().webSocket ? sockets.send(r, body) : sse.send(r, body);
                     });
+            Instant trafficStart = Instant.now();
             long start = traffic.start();
             if (o.warmupSeconds() > 0) {
                 out.printf(
@@ -163,7 +167,8 @@ final class SoakBench {
                     summary(o, target.json(), outcomes, samples, end, sockets.opened())
                             .put("warmup", warmup.put("seconds", o.warmupSeconds())),
                     end,
-                    SoakMinute.of(0, outcomes));
+                    SoakMinute.of(0, outcomes),
+                    trafficStart);
         } catch (TimeoutException e) {
             throw new IOException("the soak's client did not answer in time", e);
         } finally {

@@ -73,10 +73,10 @@ public final class SoakCommand implements Callable<Integer> {
 
     @Option(
             names = "--warmup-seconds",
-            defaultValue = "60",
-            description = "before the minutes: the rate rises from a tenth to --rate over this long, and what it"
-                    + " sends is reported apart (a JIT-cold target refuses at rates it then serves) (default"
-                    + " ${DEFAULT-VALUE})")
+            defaultValue = "120",
+            description = "before the minutes: the rate rises from a tenth to --rate over the first half of this,"
+                    + " holds it for the second, and what it sends is reported apart (a JIT-cold target refuses"
+                    + " at rates it then serves) (default ${DEFAULT-VALUE})")
     int warmupSeconds;
 
     /** A "minute" of fewer seconds, so a test runs several minutes' rows in seconds. */

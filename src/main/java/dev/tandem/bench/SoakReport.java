@@ -56,7 +56,9 @@ final class SoakReport {
                         .put("maxMs", number(p.maxMs()))
                         .put("fullCount", p.fullCount())
                         .put("explicitCount", p.explicitCount())
-                        .put("explicitTotalMs", number(p.explicitTotalMs()));
+                        .put("explicitTotalMs", number(p.explicitTotalMs()))
+                        .put("startupCount", p.startupCount())
+                        .put("startupTotalMs", number(p.startupTotalMs()));
     }
 
     static JsonObject checks(SoakChecks c) {

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The soak's open loop: Poisson arrivals at {@code rate} per second for {@code minutes}, after a warm-up
- * whose rate ramps from a tenth of it (its requests belong to minute -1: a JIT-cold target refused
+ * whose rate ramps from a tenth of it, then holds it (its requests belong to minute -1: a JIT-cold target refused
  * requests in its first minute at rates it then served without error), each request drawn
  * from the {@link SoakMix} and sent over its transport, on one Vert.x context (so the mix, the sessions
  * and the sockets need no locks). Arrival times are drawn ahead, not timer after timer, so timer slack
@@ -200,14 +200,14 @@ final class SoakTraffic {
     }
 
     /**
-     * An exponential gap: arrivals at {@code rate} per second form a Poisson process; during the warm-up the
-     * rate at {@code atNanos} rises linearly from a tenth of it.
+     * An exponential gap: arrivals at {@code rate} per second form a Poisson process; in the first half of
+     * the warm-up the rate at {@code atNanos} rises linearly from a tenth of it, the second half runs at it.
      */
     private double gapNanos(long atNanos) {
         double rate = plan.rate();
-        long warmup = plan.warmupMillis() * 1_000_000L;
-        if (atNanos - startNanos < warmup) {
-            rate *= Math.max(0.1, (atNanos - startNanos) / (double) warmup);
+        long ramp = plan.warmupMillis() * 1_000_000L / 2;
+        if (atNanos - startNanos < ramp) {
+            rate *= Math.max(0.1, (atNanos - startNanos) / (double) ramp);
         }
         return -Math.log(1 - arrivals.nextDouble()) / rate * 1e9;
     }

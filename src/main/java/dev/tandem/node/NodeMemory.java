@@ -36,16 +36,20 @@ final class NodeMemory {
     }
 
     /**
-     * The node's KV block pool, bounded by what its workers' shares hold together: idle blocks beyond
-     * them are dropped, so recycling never keeps more than the budget.
+     * The node's KV block pool, bounded by what its workers may hold together — their capacities once the
+     * budget set them (a capacity configured below its share reserves no more than it, and a simulated
+     * model's capacity counts its modelled bytes, so its stand-in blocks are few) — so recycling never keeps
+     * more than that.
      */
-    static KvBlockPool pool(MemoryBudget budget, KvLayout layout) {
+    static KvBlockPool pool(MemoryBudget budget, WorkerSettings workers, KvLayout layout) {
         MemoryBudget.Shape s = budget.shape();
-        long kvBytes = s.kvOnHeap()
-                ? s.decodeWorkers() * budget.decodeWorkerBytes()
-                        + s.prefillWorkers() * (budget.prefillWorkerBytes() + budget.prefillInFlightBytes())
-                : 0;
-        return new KvBlockPool(layout, kvBytes / blockCost(layout).heapBytes());
+        if (!s.kvOnHeap()) {
+            return new KvBlockPool(layout, 0);
+        }
+        long inFlightBlocks = budget.prefillInFlightBytes() / blockCost(layout).heapBytes();
+        long blocks = s.decodeWorkers() * (workers.kvCapacityBytes() / layout.blockBytes())
+                + s.prefillWorkers() * (workers.prefixCacheBytes() / layout.blockBytes() + inFlightBlocks);
+        return new KvBlockPool(layout, blocks);
     }
 
     /**

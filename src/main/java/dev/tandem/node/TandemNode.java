@@ -84,7 +84,7 @@ public final class TandemNode {
         config = config.withWorker(
                 memory.workerSettings(config.worker(), NodeMemory.blockCost(engine.kvLayout()), LOG::warning));
         // Reserved before the node joins: the collection that follows pauses no cluster member.
-        KvBlockPool kvPool = NodeMemory.pool(memory, engine.kvLayout());
+        KvBlockPool kvPool = NodeMemory.pool(memory, config.worker(), engine.kvLayout());
         if (config.memory().preallocate()) {
             NodeMemory.preallocate(kvPool);
         }

@@ -68,6 +68,24 @@ class GcPausesTest {
     }
 
     @Test
+    void pausesBeforeTheTrafficAreTheStartUpsNotTheWorkloads() {
+        List<String> log = List.of(
+                "[2026-12-04T18:50:18.687+0000][6.197s][info][gc          ] GC(16) Pause Young (Normal) (G1 Evacuation"
+                        + " Pause) 1557M->1557M(4980M) 438.641ms",
+                "[2026-12-04T18:50:19.757+0000][7.267s][info][gc          ] GC(17) Pause Full (System.gc())"
+                        + " 1719M->1695M(4980M) 479.024ms",
+                "[2026-12-04T18:51:00.001+0000][47.5s][info][gc          ] GC(18) Pause Young (Normal) (G1 Evacuation"
+                        + " Pause) 2100M->1700M(4980M) 12.500ms");
+        GcPauses p = GcPauses.parse(log, java.time.Instant.parse("2026-12-04T18:50:30Z"));
+        assertEquals(1, p.count());
+        assertEquals(12.5, p.maxMs());
+        assertEquals(0, p.explicitCount(), "the reservation's collection came before the traffic");
+        assertEquals(2, p.startupCount());
+        assertEquals(917.665, p.startupTotalMs(), 1e-9);
+        assertEquals(3, GcPauses.parse(log).count() + GcPauses.parse(log).explicitCount(), "no start: all counted");
+    }
+
+    @Test
     void anEmptyLogHasNoPausesAndNoPercentiles() {
         GcPauses p = GcPauses.parse(List.of());
         assertEquals(0, p.count());

@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.logging.Level;
@@ -157,7 +156,7 @@ class EarlyAnswerTest {
             // Well past the read timeout: the timer must not try to answer the request a second time.
             Thread.sleep(3 * READ_MS);
             assertEquals(List.of(), logs.atLeast(Level.SEVERE));
-            String rest = readUntilClosed(in);
+            String rest = ClosingConnections.readUntilClosed(in);
             JsonObject error = new JsonObject(rest).getJsonObject("error");
             assertEquals("invalid_api_key", error.getString("code"), rest);
         }
@@ -173,21 +172,5 @@ class EarlyAnswerTest {
             buf.write(b);
         }
         return buf.toString(StandardCharsets.ISO_8859_1);
-    }
-
-    /** Everything up to the server's close; a connection still open after the hang guard fails the test. */
-    private static String readUntilClosed(InputStream in) throws IOException {
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        byte[] chunk = new byte[4096];
-        try {
-            for (int n; (n = in.read(chunk)) >= 0; ) {
-                buf.write(chunk, 0, n);
-            }
-        } catch (SocketTimeoutException e) {
-            throw new AssertionError("the connection is still open; read: " + buf.toString(StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            // reset after the answer: closed all the same
-        }
-        return buf.toString(StandardCharsets.UTF_8);
     }
 }

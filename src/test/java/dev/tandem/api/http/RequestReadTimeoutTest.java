@@ -6,12 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.LogCapture;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.logging.Level;
@@ -53,7 +49,7 @@ class RequestReadTimeoutTest {
             socket.getOutputStream()
                     .write("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nsome of it"
                             .getBytes(StandardCharsets.US_ASCII));
-            String all = readUntilClosed(socket.getInputStream());
+            String all = ClosingConnections.readUntilClosed(socket.getInputStream());
             assertTrue(all.startsWith("HTTP/1.1 200"), all);
             assertTrue(all.endsWith("\r\n\r\nearly"), "one answer only: " + all);
             assertEquals(List.of(), logs.atLeast(Level.SEVERE));
@@ -63,19 +59,5 @@ class RequestReadTimeoutTest {
                             .size(),
                     all);
         }
-    }
-
-    /** Everything up to the server's close; a connection still open after the hang guard fails the test. */
-    private static String readUntilClosed(InputStream in) throws IOException {
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        byte[] chunk = new byte[4096];
-        try {
-            for (int n; (n = in.read(chunk)) >= 0; ) {
-                buf.write(chunk, 0, n);
-            }
-        } catch (SocketTimeoutException e) {
-            throw new AssertionError("the connection is still open; read: " + buf.toString(StandardCharsets.UTF_8));
-        }
-        return buf.toString(StandardCharsets.UTF_8);
     }
 }

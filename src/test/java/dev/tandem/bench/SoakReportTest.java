@@ -127,9 +127,19 @@ class SoakReportTest {
     @Test
     void gcPausesHaveTheirFieldsOrAreNull() {
         assertNull(SoakReport.gcPauses(null));
-        JsonObject p = SoakReport.gcPauses(new GcPauses(3, 10.5, 2, 5, 5, 1, 2, 300));
+        JsonObject p = SoakReport.gcPauses(new GcPauses(3, 10.5, 2, 5, 5, 1, 2, 300, 17, 4000));
         assertEquals(
-                Set.of("count", "totalMs", "p50Ms", "p99Ms", "maxMs", "fullCount", "explicitCount", "explicitTotalMs"),
+                Set.of(
+                        "count",
+                        "totalMs",
+                        "p50Ms",
+                        "p99Ms",
+                        "maxMs",
+                        "fullCount",
+                        "explicitCount",
+                        "explicitTotalMs",
+                        "startupCount",
+                        "startupTotalMs"),
                 p.fieldNames());
         assertEquals(10.5, p.getDouble("totalMs"));
     }

@@ -161,7 +161,8 @@ public final class Main implements Callable<Integer> {
         int run(CommonOptions options) {
             TandemConfig config = options.load();
             if (config.cluster().joinsNobody()) {
-                // Told nothing of other members: a cluster of one, never a stranger's (README, "Running").
+                // Told nothing of other members: a cluster of one, never a stranger's (configuration.md, "Configuration
+                // file, environment, flags").
                 config = config.withCluster(config.cluster().asClusterOfOne());
                 System.out.println(
                         "Embedded: a cluster of one (no --join, cluster.members or cluster.hazelcast-config)");

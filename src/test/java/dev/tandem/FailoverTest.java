@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.cluster.ClusterNames;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.engine.LocalGenerator;
 import dev.tandem.engine.PacedEngine;
 import dev.tandem.engine.SamplingParams;
@@ -43,7 +44,7 @@ class FailoverTest {
     void start() {
         TandemConfig base = TestNodes.config();
         // A registry TTL longer than any wait below: a dead member's workers must go because the member left.
-        TandemConfig config = base.withWorker(base.worker().withHeartbeat(250, 20_000));
+        TandemConfig config = base.withWorker(TestSettings.withHeartbeat(base.worker(), 250, 20_000));
         router = add(TandemNode.start(config, new TandemNode.Plan(true, List.of(), List.of())));
         add(TandemNode.start(config, new TandemNode.Plan(false, List.of("prefill-a", "prefill-b"), List.of())));
         decodeA = add(TandemNode.start(

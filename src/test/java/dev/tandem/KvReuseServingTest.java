@@ -138,11 +138,11 @@ class KvReuseServingTest {
         assertArrayEquals(expected, ids(second), "as an uncached run");
     }
 
-    private static java.util.List<dev.tandem.engine.ChatMessage> messages(JsonArray array) {
-        java.util.List<dev.tandem.engine.ChatMessage> out = new java.util.ArrayList<>();
+    private static java.util.List<dev.tandem.engine.tokenizer.ChatMessage> messages(JsonArray array) {
+        java.util.List<dev.tandem.engine.tokenizer.ChatMessage> out = new java.util.ArrayList<>();
         for (int i = 0; i < array.size(); i++) {
             JsonObject m = array.getJsonObject(i);
-            out.add(new dev.tandem.engine.ChatMessage(m.getString("role"), m.getString("content")));
+            out.add(new dev.tandem.engine.tokenizer.ChatMessage(m.getString("role"), m.getString("content")));
         }
         return out;
     }

@@ -6,15 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.config.MemorySettings;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.KvLayout;
 import dev.tandem.engine.LocalGenerator;
 import dev.tandem.engine.SamplingParams;
+import dev.tandem.node.Engines;
 import dev.tandem.node.TandemNode;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.BlockHashes;
 import dev.tandem.protocol.KvCacheSnapshot;
-import dev.tandem.worker.EngineLoader;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -51,11 +52,12 @@ class PrefixIndexConsistencyTest {
     void afterEvictionsTheIndexMatchesWhatEachWorkerHolds() throws Exception {
         TandemConfig config = TestNodes.config();
         int blockSize = config.worker().kvBlockSize();
-        Engine engine = EngineLoader.load(config.model(), blockSize);
+        Engine engine = Engines.forModel(config.model(), blockSize);
         long blockBytes = KvLayout.of(engine.info().config(), blockSize).blockBytes();
         node = TandemNode.start(
-                config.withWorker(config.worker().withPrefixCacheBytes(12 * blockBytes))
-                        .withRouter(config.router().withLocalPrefillMaxTokens(0)),
+                TestSettings.withRouter(
+                        config.withWorker(config.worker().withPrefixCacheBytes(12 * blockBytes)),
+                        TestSettings.withLocalPrefillMaxTokens(config.router(), 0)),
                 TandemNode.Plan.embedded(1, 1),
                 engine);
         TestNodes.awaitWorkers(node.router(), 1, 1);
@@ -97,9 +99,11 @@ class PrefixIndexConsistencyTest {
         logger.addHandler(capture);
         try {
             node = TandemNode.start(
-                    config.withWorker(config.worker().withKvCapacityBytes(4L << 30))
-                            .withRouter(config.router().withLocalPrefillMaxTokens(0))
-                            .withMemory(new MemorySettings(MemorySettings.DEFAULT_HEAP_FRACTION, 1 << 20, true)),
+                    TestSettings.withMemory(
+                            TestSettings.withRouter(
+                                    config.withWorker(config.worker().withKvCapacityBytes(4L << 30)),
+                                    TestSettings.withLocalPrefillMaxTokens(config.router(), 0)),
+                            new MemorySettings(MemorySettings.DEFAULT_HEAP_FRACTION, 1 << 20, true)),
                     TandemNode.Plan.embedded(1, 1));
         } finally {
             logger.removeHandler(capture);

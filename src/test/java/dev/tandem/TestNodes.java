@@ -3,6 +3,7 @@ package dev.tandem;
 import dev.tandem.config.ClusterSettings;
 import dev.tandem.config.MemorySettings;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.node.RouterVerticle;
 import dev.tandem.node.TandemNode;
 import dev.tandem.protocol.BlockHashes;
@@ -26,8 +27,10 @@ public final class TestNodes {
         int port = freePort();
         // No bridge unless a test asks for one: the default port 7000 would clash between nodes and builds.
         // No KV reserved at start: a test JVM runs many nodes, each of which would take a share of its heap.
-        return defaults.withCluster(new ClusterSettings(name, "127.0.0.1", port, List.of("127.0.0.1:" + port)))
-                .withMemory(new MemorySettings(defaults.memory().heapFraction(), 0, false))
+        return TestSettings.withMemory(
+                        defaults.withCluster(
+                                new ClusterSettings(name, "127.0.0.1", port, List.of("127.0.0.1:" + port))),
+                        new MemorySettings(defaults.memory().heapFraction(), 0, false))
                 .withHttp(defaults.http().withPort(0))
                 .withBridge(defaults.bridge().withTcpPort(-1));
     }
@@ -43,8 +46,8 @@ public final class TestNodes {
 
     /** The text a stream must carry for generated tokens after a prompt (incremental decode plus flush). */
     public static String expectedText(dev.tandem.engine.Engine engine, int[] prompt, int[] generated) {
-        dev.tandem.engine.TextStreamDecoder decoder =
-                new dev.tandem.engine.TextStreamDecoder(engine.tokenizer(), prompt[prompt.length - 1]);
+        dev.tandem.engine.tokenizer.TextStreamDecoder decoder =
+                new dev.tandem.engine.tokenizer.TextStreamDecoder(engine.tokenizer(), prompt[prompt.length - 1]);
         StringBuilder sb = new StringBuilder();
         for (int t : generated) {
             sb.append(decoder.push(t));

@@ -1,6 +1,6 @@
 package dev.tandem.api;
 
-import dev.tandem.engine.ChatMessage;
+import dev.tandem.engine.tokenizer.ChatMessage;
 import dev.tandem.protocol.Sampling;
 import dev.tandem.router.GenerationRequest;
 import dev.tandem.router.ServedModel;

@@ -90,7 +90,6 @@ final class SoakBench {
     }
 
     private static Driven drive(Options o, SoakTarget target, TargetProbe probe, PrintStream out) throws IOException {
-        boolean gcEachMinute = o.gcEachMinute() && target.embedded();
         Vertx vertx = Vertx.vertx();
         try {
             Context context = vertx.getOrCreateContext();
@@ -127,22 +126,7 @@ final class SoakBench {
                 out.printf(
                         "warm-up: %d s, the rate rising from a tenth, not counted in the minutes%n", o.warmupSeconds());
             }
-            List<TargetSample> samples = new ArrayList<>();
-            int baseline = Math.min(SoakChecks.BASELINE_MINUTE, o.minutes());
-            long quietMs = o.requestTimeoutS() * 1000L + 5000;
-            for (int m = 1; m <= o.minutes(); m++) {
-                // The minutes leave out the quiet gaps of earlier readings: the arrivals' clock stood still.
-                sleepUntil(start + TimeUnit.SECONDS.toNanos((long) o.secondsPerMinute() * m) + traffic.pausedNanos());
-                boolean fullGc = target.embedded() && (gcEachMinute || m == baseline);
-                TargetSample sample = probe.sample(fullGc, traffic, quietMs);
-                samples.add(sample);
-                int minute = m - 1;
-                List<SoakOutcome> ended = traffic.outcomes().stream()
-                        .filter(x -> x.minute() == minute)
-                        .toList();
-                int running = traffic.startedIn(minute) - ended.size();
-                out.println(SoakConsole.minute(o.minutes(), SoakMinute.of(m, ended), running, sample));
-            }
+            List<TargetSample> samples = runMinutes(o, target, probe, traffic, start, out);
             awaitDrained(traffic, o.requestTimeoutS() + 10, out);
             // The end is read with the client's connections closed: its descriptors and threads are then
             // what the target keeps for nobody (an overloaded minute left 323 descriptors open at the end,
@@ -154,18 +138,9 @@ final class SoakBench {
             List<SoakOutcome> all = traffic.outcomes();
             List<SoakOutcome> outcomes =
                     all.stream().filter(x -> x.minute() != SoakTraffic.WARM_UP).toList();
-            JsonObject warmup = SoakReport.row(
-                    SoakMinute.of(
-                            0,
-                            all.stream()
-                                    .filter(x -> x.minute() == SoakTraffic.WARM_UP)
-                                    .toList()),
-                    TargetSample.UNKNOWN);
-            TargetSample.FIELDS.keySet().forEach(warmup::remove);
-            warmup.remove("minute");
             return new Driven(
                     summary(o, target.json(), outcomes, samples, end, sockets.opened())
-                            .put("warmup", warmup.put("seconds", o.warmupSeconds())),
+                            .put("warmup", warmupRow(all, o.warmupSeconds())),
                     end,
                     SoakMinute.of(0, outcomes),
                     trafficStart);
@@ -174,6 +149,44 @@ final class SoakBench {
         } finally {
             vertx.close().await();
         }
+    }
+
+    /** Each minute: wait for its end, read the target (a full GC in a quiet gap at the baseline minute), print its row. */
+    private static List<TargetSample> runMinutes(
+            Options o, SoakTarget target, TargetProbe probe, SoakTraffic traffic, long start, PrintStream out)
+            throws IOException {
+        boolean gcEachMinute = o.gcEachMinute() && target.embedded();
+        List<TargetSample> samples = new ArrayList<>();
+        int baseline = Math.min(SoakChecks.BASELINE_MINUTE, o.minutes());
+        long quietMs = o.requestTimeoutS() * 1000L + 5000;
+        for (int m = 1; m <= o.minutes(); m++) {
+            // The minutes leave out the quiet gaps of earlier readings: the arrivals' clock stood still.
+            sleepUntil(start + TimeUnit.SECONDS.toNanos((long) o.secondsPerMinute() * m) + traffic.pausedNanos());
+            boolean fullGc = target.embedded() && (gcEachMinute || m == baseline);
+            TargetSample sample = probe.sample(fullGc, traffic, quietMs);
+            samples.add(sample);
+            int minute = m - 1;
+            List<SoakOutcome> ended = traffic.outcomes().stream()
+                    .filter(x -> x.minute() == minute)
+                    .toList();
+            int running = traffic.startedIn(minute) - ended.size();
+            out.println(SoakConsole.minute(o.minutes(), SoakMinute.of(m, ended), running, sample));
+        }
+        return samples;
+    }
+
+    /** What the warm-up's requests did, without the target's readings (it has none of its own). */
+    private static JsonObject warmupRow(List<SoakOutcome> all, int seconds) {
+        JsonObject warmup = SoakReport.row(
+                SoakMinute.of(
+                        0,
+                        all.stream()
+                                .filter(x -> x.minute() == SoakTraffic.WARM_UP)
+                                .toList()),
+                TargetSample.UNKNOWN);
+        TargetSample.FIELDS.keySet().forEach(warmup::remove);
+        warmup.remove("minute");
+        return warmup.put("seconds", seconds);
     }
 
     static JsonObject summary(

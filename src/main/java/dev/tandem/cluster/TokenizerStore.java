@@ -2,9 +2,9 @@ package dev.tandem.cluster;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
-import dev.tandem.engine.Tokenizer;
-import dev.tandem.engine.TokenizerIdentity;
-import dev.tandem.engine.reference.TokenizerImages;
+import dev.tandem.engine.tokenizer.Tokenizer;
+import dev.tandem.engine.tokenizer.TokenizerIdentity;
+import dev.tandem.engine.tokenizer.TokenizerImages;
 import java.io.IOException;
 import java.util.logging.Logger;
 

@@ -54,18 +54,4 @@ public record BridgeSettings(
         return new BridgeSettings(
                 host, port, maxFrameBytes, sockjs, sockjsAllowedOrigins, idleTimeoutMs, frameReadTimeoutMs);
     }
-
-    public BridgeSettings withMaxFrameBytes(int bytes) {
-        return new BridgeSettings(
-                host, tcpPort, bytes, sockjs, sockjsAllowedOrigins, idleTimeoutMs, frameReadTimeoutMs);
-    }
-
-    public BridgeSettings withSockjs(boolean enabled) {
-        return new BridgeSettings(
-                host, tcpPort, maxFrameBytes, enabled, sockjsAllowedOrigins, idleTimeoutMs, frameReadTimeoutMs);
-    }
-
-    public BridgeSettings withTimeouts(long idleMs, long frameReadMs) {
-        return new BridgeSettings(host, tcpPort, maxFrameBytes, sockjs, sockjsAllowedOrigins, idleMs, frameReadMs);
-    }
 }

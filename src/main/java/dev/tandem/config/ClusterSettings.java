@@ -70,8 +70,4 @@ public record ClusterSettings(
     public ClusterSettings withPort(int port) {
         return new ClusterSettings(name, host, port, members, hazelcastConfig, shutdownDrainMs, alone);
     }
-
-    public ClusterSettings withHazelcastConfig(String path) {
-        return new ClusterSettings(name, host, port, members, path, shutdownDrainMs, alone);
-    }
 }

@@ -42,21 +42,4 @@ public record HttpSettings(
     public HttpSettings withPort(int port) {
         return new HttpSettings(host, port, maxBodyBytes, apiKeys, idleTimeoutMs, requestReadTimeoutMs, metricsPublic);
     }
-
-    public HttpSettings withMaxBodyBytes(long bytes) {
-        return new HttpSettings(host, port, bytes, apiKeys, idleTimeoutMs, requestReadTimeoutMs, metricsPublic);
-    }
-
-    public HttpSettings withApiKeys(List<String> keys) {
-        return new HttpSettings(
-                host, port, maxBodyBytes, List.copyOf(keys), idleTimeoutMs, requestReadTimeoutMs, metricsPublic);
-    }
-
-    public HttpSettings withTimeouts(long idleMs, long requestReadMs) {
-        return new HttpSettings(host, port, maxBodyBytes, apiKeys, idleMs, requestReadMs, metricsPublic);
-    }
-
-    public HttpSettings withMetricsPublic(boolean open) {
-        return new HttpSettings(host, port, maxBodyBytes, apiKeys, idleTimeoutMs, requestReadTimeoutMs, open);
-    }
 }

@@ -111,11 +111,6 @@ public record ModelSettings(
                 upstream);
     }
 
-    public ModelSettings withPacing(long decodeStepMicros, long prefillMicrosPerToken) {
-        return new ModelSettings(
-                path, tokenizer, decodeStepMicros, prefillMicrosPerToken, engine, simProfile, timeScale, upstream);
-    }
-
     /** The sim engine with that profile and time scale. */
     public ModelSettings withSim(String profile, double timeScale) {
         return new ModelSettings(

@@ -78,12 +78,4 @@ public record TandemConfig(
     public TandemConfig withWorker(WorkerSettings worker) {
         return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, memory, embedded);
     }
-
-    public TandemConfig withMemory(MemorySettings memory) {
-        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, memory, embedded);
-    }
-
-    public TandemConfig withRouter(RouterSettings router) {
-        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, memory, embedded);
-    }
 }

@@ -84,9 +84,4 @@ public record UpstreamSettings(
         return new UpstreamSettings(
                 url, protocol, timeoutMs, pollMs, startTimeoutMs, vocabSize, bootstrapHost, bootstrapPort);
     }
-
-    public UpstreamSettings withTimeouts(long timeoutMs, long pollMs, long startTimeoutMs) {
-        return new UpstreamSettings(
-                url, protocol, timeoutMs, pollMs, startTimeoutMs, vocabSize, bootstrapHost, bootstrapPort);
-    }
 }

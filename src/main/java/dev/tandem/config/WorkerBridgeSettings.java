@@ -96,19 +96,4 @@ public record WorkerBridgeSettings(
         return new WorkerBridgeSettings(
                 host, port, maxFrameBytes, token, replyTimeoutMs, allowNoToken, frameReadTimeoutMs, failedJoins);
     }
-
-    public WorkerBridgeSettings withToken(String newToken) {
-        return new WorkerBridgeSettings(
-                host, tcpPort, maxFrameBytes, newToken, replyTimeoutMs, allowNoToken, frameReadTimeoutMs, failedJoins);
-    }
-
-    public WorkerBridgeSettings withAllowNoToken(boolean allow) {
-        return new WorkerBridgeSettings(
-                host, tcpPort, maxFrameBytes, token, replyTimeoutMs, allow, frameReadTimeoutMs, failedJoins);
-    }
-
-    public WorkerBridgeSettings withFailedJoins(FailedJoins limits) {
-        return new WorkerBridgeSettings(
-                host, tcpPort, maxFrameBytes, token, replyTimeoutMs, allowNoToken, frameReadTimeoutMs, limits);
-    }
 }

@@ -70,40 +70,6 @@ public record WorkerSettings(
         return w;
     }
 
-    public WorkerSettings withMaxKvTransferBytes(long bytes) {
-        return new WorkerSettings(
-                kvBlockSize,
-                bytes,
-                kvChunkBytes,
-                kvParkTimeoutMs,
-                maxBatch,
-                prefillConcurrency,
-                heartbeatMs,
-                registryTtlMs,
-                kvCapacityBytes,
-                prefixCacheBytes,
-                maxQueuedPrefillTokens,
-                maxWaitingSequences,
-                httpPort);
-    }
-
-    public WorkerSettings withKvParkTimeoutMs(long ms) {
-        return new WorkerSettings(
-                kvBlockSize,
-                maxKvTransferBytes,
-                kvChunkBytes,
-                ms,
-                maxBatch,
-                prefillConcurrency,
-                heartbeatMs,
-                registryTtlMs,
-                kvCapacityBytes,
-                prefixCacheBytes,
-                maxQueuedPrefillTokens,
-                maxWaitingSequences,
-                httpPort);
-    }
-
     public WorkerSettings withKvCapacityBytes(long bytes) {
         return new WorkerSettings(
                 kvBlockSize,
@@ -121,40 +87,6 @@ public record WorkerSettings(
                 httpPort);
     }
 
-    public WorkerSettings withQueueLimits(int maxBatch, int maxWaitingSequences, int maxQueuedPrefillTokens) {
-        return new WorkerSettings(
-                kvBlockSize,
-                maxKvTransferBytes,
-                kvChunkBytes,
-                kvParkTimeoutMs,
-                maxBatch,
-                prefillConcurrency,
-                heartbeatMs,
-                registryTtlMs,
-                kvCapacityBytes,
-                prefixCacheBytes,
-                maxQueuedPrefillTokens,
-                maxWaitingSequences,
-                httpPort);
-    }
-
-    public WorkerSettings withHttpPort(int port) {
-        return new WorkerSettings(
-                kvBlockSize,
-                maxKvTransferBytes,
-                kvChunkBytes,
-                kvParkTimeoutMs,
-                maxBatch,
-                prefillConcurrency,
-                heartbeatMs,
-                registryTtlMs,
-                kvCapacityBytes,
-                prefixCacheBytes,
-                maxQueuedPrefillTokens,
-                maxWaitingSequences,
-                port);
-    }
-
     public WorkerSettings withPrefixCacheBytes(long bytes) {
         return new WorkerSettings(
                 kvBlockSize,
@@ -167,23 +99,6 @@ public record WorkerSettings(
                 registryTtlMs,
                 kvCapacityBytes,
                 bytes,
-                maxQueuedPrefillTokens,
-                maxWaitingSequences,
-                httpPort);
-    }
-
-    public WorkerSettings withHeartbeat(long heartbeatMs, long registryTtlMs) {
-        return new WorkerSettings(
-                kvBlockSize,
-                maxKvTransferBytes,
-                kvChunkBytes,
-                kvParkTimeoutMs,
-                maxBatch,
-                prefillConcurrency,
-                heartbeatMs,
-                registryTtlMs,
-                kvCapacityBytes,
-                prefixCacheBytes,
                 maxQueuedPrefillTokens,
                 maxWaitingSequences,
                 httpPort);

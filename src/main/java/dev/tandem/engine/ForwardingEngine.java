@@ -1,5 +1,7 @@
 package dev.tandem.engine;
 
+import dev.tandem.engine.tokenizer.ChatTemplate;
+import dev.tandem.engine.tokenizer.Tokenizer;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 

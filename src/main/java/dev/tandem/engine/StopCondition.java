@@ -1,5 +1,7 @@
 package dev.tandem.engine;
 
+import dev.tandem.engine.tokenizer.Tokenizer;
+
 /**
  * When a generated sequence ends. One definition, used by the single-process generator, the decode
  * batch and the router (for the first token), so a disaggregated run stops exactly where a local one

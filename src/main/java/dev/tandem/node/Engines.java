@@ -1,4 +1,4 @@
-package dev.tandem.worker;
+package dev.tandem.node;
 
 import dev.tandem.config.ConfigException;
 import dev.tandem.config.ModelSettings;
@@ -11,27 +11,36 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 
-/** Builds the engine the configuration names (reference or sim), paced when the configuration asks for it. */
-public final class EngineLoader {
-    private EngineLoader() {}
+/**
+ * The engine a node runs, chosen here at the composition root from {@code model.engine}: {@code reference}
+ * (a llama2.c checkpoint, or the built-in model without a path), {@code sim} (a profile's timing), or
+ * {@code openai} (the workers front a GPU server; the built-in engine only serves a router's tokenizer
+ * in the same JVM). Paced when the configuration emulates an accelerator's step times.
+ */
+public final class Engines {
+    private Engines() {}
 
-    public static Engine load(ModelSettings model, int kvBlockSize) {
-        Engine engine = loadModel(model, kvBlockSize);
+    public static Engine forModel(ModelSettings model, int kvBlockSize) {
+        Engine engine = switch (model.engine()) {
+            case ModelSettings.SIM -> sim(model, kvBlockSize);
+            case ModelSettings.OPENAI -> ReferenceEngine.builtin(kvBlockSize);
+            default -> reference(model, kvBlockSize);
+        };
         return model.paced()
                 ? new PacedEngine(engine, model.emulatedDecodeStepMicros(), model.emulatedPrefillMicrosPerToken())
                 : engine;
     }
 
-    private static Engine loadModel(ModelSettings model, int kvBlockSize) {
-        if (model.sim()) {
-            try {
-                return new SimEngine(SimProfiles.named(model.simProfile()), model.timeScale(), kvBlockSize);
-            } catch (IllegalArgumentException e) {
-                throw new ConfigException("model.sim-profile: " + e.getMessage());
-            }
+    private static Engine sim(ModelSettings model, int kvBlockSize) {
+        try {
+            return new SimEngine(SimProfiles.named(model.simProfile()), model.timeScale(), kvBlockSize);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("model.sim-profile: " + e.getMessage());
         }
-        if (model.builtin() || model.openai()) {
-            // Engine openai: the workers front a GPU server; this engine serves only a router in the same JVM.
+    }
+
+    private static Engine reference(ModelSettings model, int kvBlockSize) {
+        if (model.builtin()) {
             return ReferenceEngine.builtin(kvBlockSize);
         }
         Path tokenizer = model.tokenizer().isBlank() ? null : Path.of(model.tokenizer());

@@ -41,16 +41,15 @@ import dev.tandem.router.ModelCatalog;
 import dev.tandem.router.ModelSchedulers;
 import dev.tandem.router.PairScheduler;
 import dev.tandem.router.RequestRouter;
-import dev.tandem.router.RoutedPrefixTrees;
 import dev.tandem.router.RouterIdentity;
 import dev.tandem.router.VertxRouterLoop;
 import dev.tandem.router.WorkerViews;
+import dev.tandem.router.scheduling.RoutedPrefixTrees;
 import dev.tandem.router.scheduling.SchedulingObserver;
 import dev.tandem.upstream.TokenizeService;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.function.Consumer;
@@ -127,20 +126,38 @@ public final class RouterVerticle extends VerticleBase {
         directory = shared.directory();
         RouterSettings settings = config.router();
         loadBoard = new RouterLoadBoard(vertx, context, hazelcast, routerId, settings.loadReportTtlMs());
+        LoadTracker loads = new LoadTracker();
+        ModelSchedulers pairs = wireScheduling(shared.tokenizers(), loads);
+        RouterMetrics metrics = new RouterMetrics(nodeMetrics.registry());
+        wireRequests(shared, pairs, loads, metrics);
+        Future<Void> tokens =
+                consume(Addresses.routerTokens(routerId), TokenBatch.CODEC, requests::onTokenBatch, "token batch");
+        Future<Void> firstTokens =
+                consume(Addresses.routerFirstTokens(routerId), FirstToken.CODEC, requests::onFirstToken, "first token");
+        return Future.all(directory.start(), tokens, firstTokens, loadBoard.start(), prefixIndex.start())
+                .onSuccess(v -> loadReporter.start())
+                .onSuccess(v -> catalog.refresh())
+                .compose(v -> serveClients(metrics));
+    }
+
+    /**
+     * What scheduling sees: the prefix index, the workers with every replica's load, the models served and
+     * one scheduler per model over that model's workers only. The policy says what scheduling learns
+     * prefixes from: the index (and local prefill), or the profiles' own routed-prefix trees (cache-aware),
+     * which a departed worker leaves.
+     */
+    private ModelSchedulers wireScheduling(TokenizerStore tokenizers, LoadTracker loads) {
         // Which worker caches which prompt block, from the workers' KV cache events.
         prefixIndex = new PrefixIndex(vertx, context, memory.prefixIndexEntries());
         directory.onRemoved(workerId -> context.runOnContext(v -> prefixIndex.forgetWorker(workerId)));
-        LoadTracker loads = new LoadTracker();
-        // Least-loaded counts every replica's dispatches: ours as they happen, the others' from their reports.
-        var registry = nodeMetrics.registry();
-        SchedulingMetrics scheduling = new SchedulingMetrics(registry);
+        SchedulingMetrics scheduling = new SchedulingMetrics(nodeMetrics.registry());
         directory.onRemoved(scheduling::forget);
+        // Least-loaded counts every replica's dispatches: ours as they happen, the others' from their reports.
         workers = new WorkerViews(
                 directory::workers,
                 w -> loads.inFlight(w) + loadBoard.othersInFlight(w),
                 w -> loads.prefillTokens(w) + loadBoard.othersPrefillTokens(w));
         // The models served: learned from the registry, tokenizers from the cluster's store.
-        TokenizerStore tokenizers = shared.tokenizers();
         catalog = new ModelCatalog(
                 directory::all,
                 // Upstream models' tokenizers ask the model's workers, which ask their GPU servers.
@@ -148,19 +165,25 @@ public final class RouterVerticle extends VerticleBase {
                         () -> TokenizeService.onEventBus(vertx, tokenizers.fetch(identity)), false),
                 java.util.List.of(localModel),
                 memory.tokenizerBytes());
-        // One scheduler per model, over that model's workers only. The policy says what scheduling learns
-        // prefixes from: the index (and local prefill), or this router's own routed-prefix trees
-        // (cache-aware), which a departed worker leaves.
         SchedulingObserver observer = SchedulingObserver.of(scheduling::pluginTimed, scheduling::chosen);
         var trees = new RoutedPrefixTrees.Allowance(memory.routedTreeBlocks());
         ModelSchedulers pairs = new ModelSchedulers(model -> PairScheduler.forSettings(
-                settings, role -> workers.of(role, model::servedBy), observer, prefixIndex::leadingBlocks, trees));
+                config.router(),
+                role -> workers.of(role, model::servedBy),
+                observer,
+                prefixIndex::leadingBlocks,
+                trees));
         catalog.onDropped(pairs::forgetModel);
         directory.onRemoved(workerId -> context.runOnContext(v -> pairs.forgetWorker(workerId)));
         directory.onAdded(workerId -> context.runOnContext(v -> catalog.refresh()));
         directory.onRemoved(workerId -> context.runOnContext(v -> catalog.refresh()));
         catalogTimer = vertx.setPeriodic(CATALOG_PERIOD_MS, t -> catalog.refresh());
-        RouterMetrics metrics = new RouterMetrics(registry);
+        return pairs;
+    }
+
+    /** The request router over the schedulers, its meters, load reports and stall checks. */
+    private void wireRequests(Shared shared, ModelSchedulers pairs, LoadTracker loads, RouterMetrics metrics) {
+        RouterSettings settings = config.router();
         requests = RequestRouter.builder()
                 .loop(new VertxRouterLoop(context))
                 .dispatcher(new EventBusDispatcher(
@@ -178,7 +201,7 @@ public final class RouterVerticle extends VerticleBase {
                 prefixIndex::snapshots,
                 prefixIndex::gaps,
                 prefixIndex::dropped);
-        RegistryGauges gauges = new RegistryGauges(registry, directory::all, directory::get);
+        RegistryGauges gauges = new RegistryGauges(nodeMetrics.registry(), directory::all, directory::get);
         var scrape = nodeMetrics.scrapeHandler();
         metricsHandler = ctx -> {
             gauges.refresh();
@@ -191,28 +214,24 @@ public final class RouterVerticle extends VerticleBase {
                 t -> requests.moveStalled(directory::lastProgressNanos));
         // A worker that leaves hands its requests to others; the listener runs on a Hazelcast thread.
         directory.onRemoved(workerId -> context.runOnContext(v -> requests.onWorkerGone(workerId)));
-        Future<Void> tokens =
-                consume(Addresses.routerTokens(routerId), TokenBatch.CODEC, requests::onTokenBatch, "token batch");
-        Future<Void> firstTokens =
-                consume(Addresses.routerFirstTokens(routerId), FirstToken.CODEC, requests::onFirstToken, "first token");
+    }
+
+    /** The client bridges, then HTTP (the SockJS bridge is mounted on the HTTP routes). */
+    private Future<HttpServer> serveClients(RouterMetrics metrics) {
         OpenAiRequestParser parser =
                 new OpenAiRequestParser(catalog, config.router().defaultMaxTokens());
         var http = config.http();
-        // The bridge first: the SockJS bridge is mounted on the HTTP routes.
-        return Future.all(directory.start(), tokens, firstTokens, loadBoard.start(), prefixIndex.start())
-                .onSuccess(v -> loadReporter.start())
-                .onSuccess(v -> catalog.refresh())
-                .compose(v -> ClientBridges.start(
+        return ClientBridges.start(
                         vertx,
                         config.bridge(),
                         parser,
                         requests,
                         new ApiKeys(http.apiKeys()),
-                        settings.requestTimeoutMs()))
+                        config.router().requestTimeoutMs())
                 .onSuccess(b -> bridge = b)
                 .compose(b -> {
                     RequestReadTimeout readTimeout = new RequestReadTimeout(vertx, http.requestReadTimeoutMs());
-                    return vertx.createHttpServer(serverOptions(http))
+                    return vertx.createHttpServer(HttpApi.serverOptions(http))
                             .connectionHandler(Http2Refusal.guard(readTimeout::onConnection))
                             .requestHandler(readTimeout.wrap(HttpProtocolErrors.guard(httpRoutes(parser, metrics))))
                             .invalidRequestHandler(HttpProtocolErrors::invalidRequest)
@@ -260,27 +279,6 @@ public final class RouterVerticle extends VerticleBase {
         }
         ConsoleRoutes.mount(routes);
         return routes;
-    }
-
-    /**
-     * HTTP/1.1 only: Vert.x serves h2c prior knowledge only together with the h2c Upgrade, and answers a
-     * malformed upgrade bare and leaves it open (a prior-knowledge preface gets {@link Http2Refusal}'s 505).
-     * A WebSocket message may be as large as an HTTP body; Vert.x's 64 KiB frame default would cut browsers off.
-     */
-    private static HttpServerOptions serverOptions(dev.tandem.config.HttpSettings http) {
-        int max = (int) Math.min(
-                Integer.MAX_VALUE, Math.max(HttpServerOptions.DEFAULT_MAX_WEBSOCKET_FRAME_SIZE, http.maxBodyBytes()));
-        return new HttpServerOptions()
-                .setCompressionSupported(false)
-                .setHttp2ClearTextEnabled(false)
-                .setMaxWebSocketFrameSize(max)
-                .setMaxWebSocketMessageSize(max)
-                // No WebSocket extension is negotiated, so Netty refuses frames with RSV bits (1002), and no
-                // compressed message can inflate past the limits (a zip bomb).
-                .setPerFrameWebSocketCompressionSupported(false)
-                .setPerMessageWebSocketCompressionSupported(false)
-                .setIdleTimeoutUnit(java.util.concurrent.TimeUnit.MILLISECONDS)
-                .setIdleTimeout((int) http.idleTimeoutMs());
     }
 
     /**
@@ -358,12 +356,12 @@ public final class RouterVerticle extends VerticleBase {
         return requests;
     }
 
-    /** Which worker's KV caches hold which prompt block; read it on this verticle's context. Null before start. */
     /** The event loop everything of this router runs on (tests query the prefix index there). */
     public io.vertx.core.Context context() {
         return context;
     }
 
+    /** Which worker's KV caches hold which prompt block; read it on this verticle's context. Null before start. */
     public PrefixIndex prefixIndex() {
         return prefixIndex;
     }

@@ -15,10 +15,10 @@ import dev.tandem.metrics.NodeMetrics;
 import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.router.ModelCatalog;
 import dev.tandem.router.ServedModel;
-import dev.tandem.worker.DecodeWorkerVerticle;
-import dev.tandem.worker.EngineLoader;
 import dev.tandem.worker.ModelCards;
-import dev.tandem.worker.PrefillWorkerVerticle;
+import dev.tandem.worker.engine.DecodeWorkerVerticle;
+import dev.tandem.worker.engine.EngineWorkerSetup;
+import dev.tandem.worker.engine.PrefillWorkerVerticle;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -73,7 +73,7 @@ public final class TandemNode {
     /** Loads the model, joins the cluster and deploys what the plan asks for. Blocks the caller; not for an event loop. */
     public static TandemNode start(TandemConfig config, Plan plan) {
         return start(
-                config, plan, EngineLoader.load(config.model(), config.worker().kvBlockSize()));
+                config, plan, Engines.forModel(config.model(), config.worker().kvBlockSize()));
     }
 
     /** Starts a node around an engine built elsewhere (tests and benchmarks wrap engines to shape their cost). */
@@ -154,27 +154,20 @@ public final class TandemNode {
                     .publish(ModelCards.of(engine).tokenizer(), engine.tokenizer());
         }
         List<Future<String>> deployed = new ArrayList<>();
+        EngineWorkerSetup setup = new EngineWorkerSetup(
+                engine,
+                config.worker(),
+                () -> announcer(config),
+                cluster.nodeId(),
+                id -> new WorkerMetrics(metrics.registry(), id),
+                kvPool);
         for (String id : plan.prefillWorkerIds()) {
-            PrefillWorkerVerticle w = new PrefillWorkerVerticle(
-                    id,
-                    engine,
-                    config.worker(),
-                    announcer(config),
-                    cluster.nodeId(),
-                    new WorkerMetrics(metrics.registry(), id),
-                    kvPool);
+            PrefillWorkerVerticle w = new PrefillWorkerVerticle(id, setup);
             prefillWorkers.add(w);
             deployed.add(vertx.deployVerticle(w));
         }
         for (String id : plan.decodeWorkerIds()) {
-            DecodeWorkerVerticle w = new DecodeWorkerVerticle(
-                    id,
-                    engine,
-                    config.worker(),
-                    announcer(config),
-                    cluster.nodeId(),
-                    new WorkerMetrics(metrics.registry(), id),
-                    kvPool);
+            DecodeWorkerVerticle w = new DecodeWorkerVerticle(id, setup);
             decodeWorkers.add(w);
             deployed.add(vertx.deployVerticle(w));
         }

@@ -30,6 +30,38 @@ public record WorkerLoad(
         this(queuedPrefillTokens, activeSequences, kvBytesUsed, kvBytesCapacity, decodeSteps, 0, 0, 0);
     }
 
+    /** A prefill worker's load: prompt tokens accepted and not yet shipped, and the prompts they make up. */
+    public static WorkerLoad prefill(int queuedPrefillTokens, int prefilling) {
+        return IDLE.withLocalPrefill(queuedPrefillTokens, prefilling);
+    }
+
+    /** A decode worker's batch and KV memory; local prefill and KV in flight are added with the {@code with} methods. */
+    public static WorkerLoad decode(int activeSequences, long kvBytesUsed, long kvBytesCapacity, long decodeSteps) {
+        return new WorkerLoad(0, activeSequences, kvBytesUsed, kvBytesCapacity, decodeSteps, 0, 0, 0);
+    }
+
+    /** This load with prompt tokens waiting for or in prefill on this worker (none before), and their prompts. */
+    public WorkerLoad withLocalPrefill(int queuedPrefillTokens, int prefilling) {
+        return plus(new WorkerLoad(queuedPrefillTokens, 0, 0, 0, 0, prefilling, 0, 0));
+    }
+
+    /** This load with KV transfers (none before) parked awaiting their DECODE_REQUEST and still arriving. */
+    public WorkerLoad withKvInFlight(int parkedKv, int incomingKv) {
+        return plus(new WorkerLoad(0, 0, 0, 0, 0, 0, parkedKv, incomingKv));
+    }
+
+    private WorkerLoad plus(WorkerLoad o) {
+        return new WorkerLoad(
+                queuedPrefillTokens + o.queuedPrefillTokens,
+                activeSequences + o.activeSequences,
+                kvBytesUsed + o.kvBytesUsed,
+                kvBytesCapacity + o.kvBytesCapacity,
+                decodeSteps + o.decodeSteps,
+                prefilling + o.prefilling,
+                parkedKv + o.parkedKv,
+                incomingKv + o.incomingKv);
+    }
+
     /** True when the worker holds no request and no KV: nothing left behind by what it served. */
     public boolean holdsNothing() {
         return queuedPrefillTokens == 0

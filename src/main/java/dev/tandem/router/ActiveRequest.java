@@ -1,7 +1,7 @@
 package dev.tandem.router;
 
 import dev.tandem.engine.StopCondition;
-import dev.tandem.engine.Tokenizer;
+import dev.tandem.engine.tokenizer.Tokenizer;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Set;

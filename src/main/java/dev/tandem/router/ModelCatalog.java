@@ -1,7 +1,7 @@
 package dev.tandem.router;
 
-import dev.tandem.engine.ChatTemplate;
-import dev.tandem.engine.Tokenizer;
+import dev.tandem.engine.tokenizer.ChatTemplate;
+import dev.tandem.engine.tokenizer.Tokenizer;
 import dev.tandem.protocol.ModelCard;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerRole;

@@ -1,19 +1,18 @@
 package dev.tandem.router;
 
-import dev.tandem.config.PickerSettings;
 import dev.tandem.config.RouterSettings;
-import dev.tandem.config.SchedulerSettings;
 import dev.tandem.config.SchedulingPolicy;
 import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.WorkerRole;
 import dev.tandem.protocol.WorkerView;
+import dev.tandem.router.scheduling.RoutedPrefixTrees;
+import dev.tandem.router.scheduling.RoutedPrefixes;
 import dev.tandem.router.scheduling.SchedulingObserver;
 import dev.tandem.router.scheduling.SchedulingPlugins;
 import dev.tandem.router.scheduling.SchedulingProfile;
 import dev.tandem.router.scheduling.SchedulingRequest;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -31,12 +30,12 @@ import java.util.function.Function;
  * shares its model fingerprint.
  *
  * <p>Under a policy whose prefixes are {@link SchedulingPolicy.PrefixSource#ROUTED routed} ({@code
- * cache-aware}, SGLang's baseline), the profiles see instead what this router itself routed where — one
- * {@link RoutedPrefixTrees} per pool, each chosen pair's prompt inserted after the choice — and nothing
- * of the prefix index: no local prefill, no incremental transfer (the decode worker is sent the whole
- * KV). Workers still reuse what they hold; the router just does not know it.
+ * cache-aware}, SGLang's baseline), each profile remembers what this router routed where (its stateful
+ * {@link RoutedPrefixes} plugin, told of every pair taken) and the scheduler reads no prefix index: no
+ * local prefill, no incremental transfer (the decode worker is sent the whole KV). Workers still reuse
+ * what they hold; the router just does not know it.
  *
- * <p>Loop only (the round-robin ticks and the trees are plain fields).
+ * <p>Loop only (the round-robin ticks and the stateful plugins' state are plain fields).
  */
 public final class PairScheduler {
 
@@ -58,6 +57,37 @@ public final class PairScheduler {
         static Choice missing(String role) {
             return new Choice(null, null, role, PrefillRequest.NO_DECODE_CACHE, 0, 0, false);
         }
+
+        /** The decode worker prefills the prompt's uncached rest itself, on the blocks it holds. */
+        static Choice local(WorkerView decode, PromptPrefixes held) {
+            int cached = held.cached(decode.id());
+            return new Choice(
+                    decode.id(),
+                    decode.id(),
+                    null,
+                    cached,
+                    cached,
+                    decode.worker().cache().blockSize(),
+                    true);
+        }
+
+        /** A prefill worker computes the prompt and ships its KV to the decode worker; what each holds from {@code held}. */
+        static Choice split(WorkerView prefill, WorkerView decode, PromptPrefixes held) {
+            CacheSpec prefillSpec = prefill.worker().cache();
+            return new Choice(
+                    prefill.id(),
+                    decode.id(),
+                    null,
+                    decodeCached(decode, held),
+                    held.cached(prefill.id()),
+                    prefillSpec == null ? 0 : prefillSpec.blockSize(),
+                    false);
+        }
+
+        /** What the decode worker holds of the prompt, or {@link PrefillRequest#NO_DECODE_CACHE} when it announces no cache. */
+        static int decodeCached(WorkerView decode, PromptPrefixes held) {
+            return decode.worker().cache() == null ? PrefillRequest.NO_DECODE_CACHE : held.cached(decode.id());
+        }
     }
 
     private final Function<WorkerRole, List<WorkerView>> workers;
@@ -66,9 +96,6 @@ public final class PairScheduler {
     private final SchedulingObserver observer;
     private final PrefixLookup prefixes;
     private final int localPrefillMaxTokens;
-    // Both null unless the policy's prefixes are routed.
-    private final RoutedPrefixTrees prefillTrees;
-    private final RoutedPrefixTrees decodeTrees;
     private long prefillTick;
     private long decodeTick;
 
@@ -93,47 +120,18 @@ public final class PairScheduler {
             SchedulingObserver observer,
             PrefixLookup prefixes,
             int localPrefillMaxTokens) {
-        this(workers, prefillProfile, decodeProfile, observer, prefixes, localPrefillMaxTokens, null, null);
-    }
-
-    private PairScheduler(
-            Function<WorkerRole, List<WorkerView>> workers,
-            SchedulingProfile prefillProfile,
-            SchedulingProfile decodeProfile,
-            SchedulingObserver observer,
-            PrefixLookup prefixes,
-            int localPrefillMaxTokens,
-            RoutedPrefixTrees prefillTrees,
-            RoutedPrefixTrees decodeTrees) {
         this.workers = workers;
         this.prefillProfile = prefillProfile;
         this.decodeProfile = decodeProfile;
         this.observer = observer;
         this.prefixes = prefixes;
         this.localPrefillMaxTokens = localPrefillMaxTokens;
-        this.prefillTrees = prefillTrees;
-        this.decodeTrees = decodeTrees;
-    }
-
-    /**
-     * Profiles that see this router's routed prefixes ({@code cache-aware}): each pool's trees are read
-     * for its workers and given each chosen pair's prompt; no prefix index, no local prefill.
-     */
-    public static PairScheduler routed(
-            Function<WorkerRole, List<WorkerView>> workers,
-            SchedulingProfile prefillProfile,
-            SchedulingProfile decodeProfile,
-            SchedulingObserver observer,
-            RoutedPrefixTrees prefillTrees,
-            RoutedPrefixTrees decodeTrees) {
-        return new PairScheduler(
-                workers, prefillProfile, decodeProfile, observer, PrefixLookup.NONE, 0, prefillTrees, decodeTrees);
     }
 
     /**
      * The scheduler a router's settings describe: its profiles, and what its policy learns prefixes from —
      * {@code index} and local prefill up to {@code router.local-prefill-max-tokens}, or (routed policies)
-     * a {@link RoutedPrefixTrees} per pool, bounded by the pool's {@code cache-aware} picker's
+     * each profile's own record of what it routed where, bounded by the pool's {@code cache-aware} picker's
      * {@code max-tree-blocks}.
      */
     public static PairScheduler forSettings(
@@ -152,51 +150,31 @@ public final class PairScheduler {
             PrefixLookup index,
             RoutedPrefixTrees.Allowance trees) {
         SchedulingPolicy policy = settings.schedulingPolicy();
-        SchedulingProfile prefill = SchedulingPlugins.profile("prefill", settings.prefill());
-        SchedulingProfile decode = SchedulingPlugins.profile("decode", settings.decode());
-        if (policy.prefixes() == SchedulingPolicy.PrefixSource.ROUTED) {
-            return routed(
-                    workers,
-                    prefill,
-                    decode,
-                    observer,
-                    new RoutedPrefixTrees(maxTreeBlocks(settings.prefill()), trees),
-                    new RoutedPrefixTrees(maxTreeBlocks(settings.decode()), trees));
-        }
+        SchedulingPolicy.PrefixSource source = policy.prefixes();
         return new PairScheduler(
                 workers,
-                prefill,
-                decode,
+                SchedulingPlugins.profile("prefill", settings.prefill(), source, trees),
+                SchedulingPlugins.profile("decode", settings.decode(), source, trees),
                 observer,
-                index,
+                source == SchedulingPolicy.PrefixSource.INDEX ? index : PrefixLookup.NONE,
                 policy.localPrefill() ? settings.localPrefillMaxTokens() : 0);
     }
 
-    private static long maxTreeBlocks(SchedulerSettings pool) {
-        return pool.picker() instanceof PickerSettings.CacheAware c
-                ? c.maxTreeBlocks()
-                : PickerSettings.CacheAware.DEFAULTS.maxTreeBlocks();
-    }
-
-    /** A worker left the registry: it leaves this router's routed-prefix trees (if any). Loop only. */
+    /** A worker left the registry: the profiles' stateful plugins forget it. Loop only. */
     public void forgetWorker(String workerId) {
-        if (prefillTrees != null) {
-            prefillTrees.forgetWorker(workerId);
-            decodeTrees.forgetWorker(workerId);
-        }
+        prefillProfile.forgetWorker(workerId);
+        decodeProfile.forgetWorker(workerId);
     }
 
-    /** The model is no longer served: its routed-prefix trees give their blocks back. Loop only. */
+    /** The model is no longer served: the profiles' stateful plugins give back what they hold. Loop only. */
     public void close() {
-        if (prefillTrees != null) {
-            prefillTrees.clear();
-            decodeTrees.clear();
-        }
+        prefillProfile.close();
+        decodeProfile.close();
     }
 
-    /** This router's routed-prefix trees of {@code role}'s pool, or null when its policy keeps none. */
-    public RoutedPrefixTrees routedTrees(WorkerRole role) {
-        return role == WorkerRole.PREFILL ? prefillTrees : decodeTrees;
+    /** The profile that chooses {@code role}'s worker. */
+    public SchedulingProfile profile(WorkerRole role) {
+        return role == WorkerRole.PREFILL ? prefillProfile : decodeProfile;
     }
 
     public Choice choose(String sessionKey, String affinityWorker, int[] prompt, Set<String> avoid) {
@@ -205,12 +183,9 @@ public final class PairScheduler {
         List<WorkerView> decodeWorkers = workers.apply(WorkerRole.DECODE);
         List<WorkerView> all = new ArrayList<>(prefillWorkers);
         all.addAll(decodeWorkers);
-        boolean routed = prefillTrees != null;
-        // What the profiles see; and what the workers hold, as far as this router knows (local prefill,
-        // incremental transfer): the prefix index, or nothing when the policy's prefixes are routed.
-        PromptPrefixes cached = PromptPrefixes.of(prompt, all, routed ? this::routedLeadingBlocks : prefixes);
-        PromptPrefixes held = routed ? cached.nothingCached() : cached;
-        Map<String, Long> routedBlocks = routed ? routedSizes() : Map.of();
+        // What the workers hold, as far as this router knows: what the profiles see, and what decides local
+        // prefill and incremental transfer.
+        PromptPrefixes cached = PromptPrefixes.of(prompt, all, prefixes);
         // The fingerprints some prefill worker can feed (engines of different kinds may serve one model).
         Set<Long> feedable = new HashSet<>();
         for (WorkerView p : prefillWorkers) {
@@ -221,54 +196,38 @@ public final class PairScheduler {
         // A fingerprint whose prefill workers the profile turns down (all draining, say) is dropped and the
         // choice made again among the others; bounded by the number of fingerprints.
         while (true) {
-            Optional<WorkerView> decode = decodeProfile.choose(
-                    request(sessionKey, affinityWorker, prompt, decodeTick++, avoid, feedable, cached, routedBlocks),
-                    decodeWorkers,
-                    observer);
+            SchedulingRequest decodeRequest =
+                    request(sessionKey, affinityWorker, prompt, decodeTick++, avoid, feedable, cached);
+            Optional<WorkerView> decode = decodeProfile.choose(decodeRequest, decodeWorkers, observer);
             if (decode.isEmpty()) {
                 boolean unfed = decodeWorkers.stream().noneMatch(d -> feedable.contains(d.modelFingerprint()));
                 return Choice.missing(unfed && !decodeWorkers.isEmpty() ? "prefill" : "decode");
             }
             WorkerView d = decode.get();
-            CacheSpec spec = d.worker().cache();
-            int decodeCached = spec == null ? PrefillRequest.NO_DECODE_CACHE : held.cached(d.id());
-            if (spec != null
-                    && spec.localPrefill()
-                    && decodeCached > 0
-                    && prompt.length - decodeCached * spec.blockSize() <= localPrefillMaxTokens) {
-                return new Choice(d.id(), d.id(), null, decodeCached, decodeCached, spec.blockSize(), true);
+            if (prefillsLocally(d, cached, prompt.length)) {
+                decodeProfile.onPicked(decodeRequest, d);
+                return Choice.local(d, cached);
             }
-            Optional<WorkerView> prefill = prefillProfile.choose(
-                    request(
-                            sessionKey,
-                            null,
-                            prompt,
-                            prefillTick++,
-                            avoid,
-                            Set.of(d.modelFingerprint()),
-                            cached,
-                            routedBlocks),
-                    prefillWorkers,
-                    observer);
+            SchedulingRequest prefillRequest =
+                    request(sessionKey, null, prompt, prefillTick++, avoid, Set.of(d.modelFingerprint()), cached);
+            Optional<WorkerView> prefill = prefillProfile.choose(prefillRequest, prefillWorkers, observer);
             if (prefill.isPresent()) {
-                WorkerView p = prefill.get();
-                CacheSpec prefillSpec = p.worker().cache();
-                if (routed) {
-                    // SGLang inserts the request into the chosen worker's tree, in each pool.
-                    prefillTrees.insert(p.id(), cached.blocksFor(p));
-                    decodeTrees.insert(d.id(), cached.blocksFor(d));
-                }
-                return new Choice(
-                        p.id(),
-                        d.id(),
-                        null,
-                        decodeCached,
-                        held.cached(p.id()),
-                        prefillSpec == null ? 0 : prefillSpec.blockSize(),
-                        false);
+                prefillProfile.onPicked(prefillRequest, prefill.get());
+                decodeProfile.onPicked(decodeRequest, d);
+                return Choice.split(prefill.get(), d, cached);
             }
             feedable.remove(d.modelFingerprint());
         }
+    }
+
+    /** Whether the decode worker holds the prompt's prefix and little enough is left to prefill it itself. */
+    private boolean prefillsLocally(WorkerView decode, PromptPrefixes cached, int promptTokens) {
+        CacheSpec spec = decode.worker().cache();
+        int decodeCached = Choice.decodeCached(decode, cached);
+        return spec != null
+                && spec.localPrefill()
+                && decodeCached > 0
+                && promptTokens - decodeCached * spec.blockSize() <= localPrefillMaxTokens;
     }
 
     private static SchedulingRequest request(
@@ -278,8 +237,7 @@ public final class PairScheduler {
             long tick,
             Set<String> avoid,
             Set<Long> fingerprints,
-            PromptPrefixes cached,
-            Map<String, Long> routedBlocks) {
+            PromptPrefixes cached) {
         return new SchedulingRequest(
                 sessionKey,
                 affinityWorker,
@@ -289,19 +247,7 @@ public final class PairScheduler {
                 fingerprints,
                 cached.promptBlocks(),
                 cached.cachedBlocks(),
-                routedBlocks);
-    }
-
-    /** Both pools' routed prefixes (worker ids are unique across pools). */
-    private Map<String, Integer> routedLeadingBlocks(long[] blockHashes) {
-        Map<String, Integer> out = new HashMap<>(prefillTrees.leadingBlocks(blockHashes));
-        out.putAll(decodeTrees.leadingBlocks(blockHashes));
-        return out;
-    }
-
-    private Map<String, Long> routedSizes() {
-        Map<String, Long> out = new HashMap<>(prefillTrees.sizes());
-        out.putAll(decodeTrees.sizes());
-        return out;
+                Map.of(),
+                cached.hashes());
     }
 }

@@ -1,7 +1,7 @@
 package dev.tandem.router;
 
-import dev.tandem.engine.TextStreamDecoder;
-import dev.tandem.engine.Tokenizer;
+import dev.tandem.engine.tokenizer.TextStreamDecoder;
+import dev.tandem.engine.tokenizer.Tokenizer;
 import dev.tandem.protocol.TokenEvent;
 import java.util.Arrays;
 import java.util.TreeMap;

@@ -1,8 +1,8 @@
 package dev.tandem.router;
 
-import dev.tandem.engine.ChatTemplate;
 import dev.tandem.engine.ModelInfo;
-import dev.tandem.engine.Tokenizer;
+import dev.tandem.engine.tokenizer.ChatTemplate;
+import dev.tandem.engine.tokenizer.Tokenizer;
 import dev.tandem.protocol.WorkerDescriptor;
 import java.util.Objects;
 

@@ -1,7 +1,7 @@
 package dev.tandem.upstream;
 
-import dev.tandem.engine.Tokenizer;
-import dev.tandem.engine.openai.UpstreamTokenizer;
+import dev.tandem.engine.tokenizer.Tokenizer;
+import dev.tandem.engine.tokenizer.UpstreamTokenizer;
 import dev.tandem.protocol.Addresses;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;

@@ -1,8 +1,8 @@
 package dev.tandem.upstream;
 
-import dev.tandem.engine.ChatTemplate;
-import dev.tandem.engine.Tokenizer;
-import dev.tandem.engine.TokenizerIdentity;
+import dev.tandem.engine.tokenizer.ChatTemplate;
+import dev.tandem.engine.tokenizer.Tokenizer;
+import dev.tandem.engine.tokenizer.TokenizerIdentity;
 import dev.tandem.protocol.ModelCard;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -8,12 +8,12 @@ import java.util.Optional;
 import java.util.logging.Logger;
 
 /** Reads a CANCEL off a worker's cancel address; a malformed one is logged and ignored, as a cancel has no error reply. */
-final class CancelMessages {
+public final class CancelMessages {
     private static final Logger LOG = Logger.getLogger(CancelMessages.class.getName());
 
     private CancelMessages() {}
 
-    static Optional<CancelRequest> decode(Message<Object> message) {
+    public static Optional<CancelRequest> decode(Message<Object> message) {
         try {
             return Optional.of(CancelRequest.CODEC.decode(JsonCodec.object(message.body())));
         } catch (ProtocolException e) {

@@ -1,7 +1,7 @@
 package dev.tandem.worker;
 
 import dev.tandem.engine.Engine;
-import dev.tandem.engine.TokenizerIdentity;
+import dev.tandem.engine.tokenizer.TokenizerIdentity;
 import dev.tandem.protocol.ModelCard;
 import java.util.Map;
 

@@ -19,7 +19,7 @@ import java.util.function.Supplier;
  * registry. A draining worker stays registered (so its running requests keep their route) but says
  * so, and routers send it nothing new. Runs on the worker's event loop.
  */
-final class WorkerControl {
+public final class WorkerControl {
     private final Vertx vertx;
     private final String workerId;
     private final WorkerAnnouncer announcer;
@@ -27,14 +27,15 @@ final class WorkerControl {
     private boolean draining;
 
     /** @param descriptor the worker as it is now: announced on every heartbeat, the answer to status and drain */
-    WorkerControl(Vertx vertx, String workerId, WorkerAnnouncer announcer, Supplier<WorkerDescriptor> descriptor) {
+    public WorkerControl(
+            Vertx vertx, String workerId, WorkerAnnouncer announcer, Supplier<WorkerDescriptor> descriptor) {
         this.vertx = vertx;
         this.workerId = workerId;
         this.announcer = announcer;
         this.descriptor = descriptor;
     }
 
-    boolean draining() {
+    public boolean draining() {
         return draining;
     }
 
@@ -42,7 +43,7 @@ final class WorkerControl {
      * Adds the status and drain consumers to the role's own, and once all of them have reached the
      * cluster, announces the worker (the descriptor is asked again on every heartbeat).
      */
-    Future<Void> start(List<MessageConsumer<?>> roleConsumers) {
+    public Future<Void> start(List<MessageConsumer<?>> roleConsumers) {
         List<MessageConsumer<?>> consumers = new ArrayList<>(roleConsumers);
         consumers.add(vertx.eventBus()
                 .consumer(
@@ -58,13 +59,13 @@ final class WorkerControl {
      * Drains before a shutdown: says so in the registry, so routers send nothing new. Not waited for:
      * the drain's deadline runs from now, and an unhealthy cluster must not stretch it.
      */
-    void startDraining() {
+    public void startDraining() {
         draining = true;
         announcer.announceNow();
     }
 
     /** Leaves the registry at once, so routers stop scheduling onto this worker. */
-    Future<Void> stop() {
+    public Future<Void> stop() {
         return announcer.stop();
     }
 

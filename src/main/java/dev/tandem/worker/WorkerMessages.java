@@ -6,11 +6,11 @@ import dev.tandem.protocol.WorkerFailure;
 import io.vertx.core.eventbus.Message;
 
 /** Replies every worker, reference or upstream, gives alike, so routers read them the same way. */
-final class WorkerMessages {
+public final class WorkerMessages {
     private WorkerMessages() {}
 
     /** The request in {@code message}, or null once the message was failed: one it cannot read is the sender's error. */
-    static <T> T decodeOrFail(Message<Object> message, JsonCodec<T> codec) {
+    public static <T> T decodeOrFail(Message<Object> message, JsonCodec<T> codec) {
         try {
             return codec.decode(JsonCodec.object(message.body()));
         } catch (ProtocolException e) {
@@ -19,7 +19,7 @@ final class WorkerMessages {
         }
     }
 
-    static void failCancelled(Message<?> message, long requestId) {
+    public static void failCancelled(Message<?> message, long requestId) {
         message.fail(WorkerFailure.CANCELLED.code(), "request " + requestId + " was cancelled");
     }
 }

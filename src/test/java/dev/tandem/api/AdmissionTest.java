@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.HttpTestClient;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.engine.LocalGenerator;
 import dev.tandem.engine.PacedEngine;
 import dev.tandem.engine.SamplingParams;
@@ -33,7 +34,7 @@ class AdmissionTest {
     void aFullDecodeWorkerMakesTheSurplusA429() {
         TandemConfig base = TestNodes.config();
         // Two sequences at most on the only decode worker.
-        TandemConfig config = base.withWorker(base.worker().withQueueLimits(2, 0, 65_536));
+        TandemConfig config = base.withWorker(TestSettings.withQueueLimits(base.worker(), 2, 0, 65_536));
         runOverload(config, new PacedEngine(ReferenceEngine.builtin(16), 20), 40);
     }
 
@@ -41,7 +42,7 @@ class AdmissionTest {
     void aFullPrefillQueueMakesTheSurplusA429() {
         TandemConfig base = TestNodes.config();
         // One prompt queued at a time on the only prefill worker, and each takes ~100 ms.
-        TandemConfig config = base.withWorker(base.worker().withQueueLimits(64, 64, 12));
+        TandemConfig config = base.withWorker(TestSettings.withQueueLimits(base.worker(), 64, 64, 12));
         runOverload(config, new PacedEngine(ReferenceEngine.builtin(16), 0, 10_000), 4);
     }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.HttpTestClient;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.node.TandemNode;
 import dev.tandem.protocol.WorkerLoad;
 import io.vertx.core.json.JsonObject;
@@ -38,8 +39,8 @@ class BadInputTest {
     @BeforeAll
     void start() {
         TandemConfig config = TestNodes.config();
-        config = config.withHttp(config.http().withMaxBodyBytes(BODY_LIMIT))
-                .withWorker(config.worker().withMaxKvTransferBytes(KV_LIMIT));
+        config = config.withHttp(TestSettings.withMaxBodyBytes(config.http(), BODY_LIMIT))
+                .withWorker(TestSettings.withMaxKvTransferBytes(config.worker(), KV_LIMIT));
         node = TestNodes.startEmbedded(config, 2, 2);
         http = new HttpTestClient(node.router().httpPort());
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.HttpTestClient;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.engine.PacedEngine;
 import dev.tandem.engine.reference.ReferenceEngine;
 import dev.tandem.node.TandemNode;
@@ -43,7 +44,7 @@ class ErrorStatusTest {
     @Test
     void apiKeysGuardV1ButNotHealth() {
         TandemConfig config = TestNodes.config();
-        config = config.withHttp(config.http().withApiKeys(List.of("k-one", "k-two")));
+        config = config.withHttp(TestSettings.withApiKeys(config.http(), List.of("k-one", "k-two")));
         TandemNode node = TandemNode.start(config, TandemNode.Plan.embedded(1, 1));
         try {
             TestNodes.awaitWorkers(node.router(), 1, 1);
@@ -76,7 +77,7 @@ class ErrorStatusTest {
     @Test
     void overloadIsRefusedAtOnceWithRetryAfterAndEndsWhenLoadEnds() {
         TandemConfig config = TestNodes.config();
-        config = config.withRouter(config.router().withMaxInFlight(2));
+        config = TestSettings.withRouter(config, TestSettings.withMaxInFlight(config.router(), 2));
         TandemNode node = TandemNode.start(
                 config, TandemNode.Plan.embedded(1, 1), new PacedEngine(ReferenceEngine.builtin(16), 20));
         try {
@@ -102,7 +103,7 @@ class ErrorStatusTest {
     @Test
     void noWorkersIsA503AtOnceAndATimeoutIsA504ThatFreesEverything() {
         TandemConfig config = TestNodes.config();
-        config = config.withRouter(config.router().withRequestTimeoutMs(300));
+        config = TestSettings.withRouter(config, TestSettings.withRequestTimeoutMs(config.router(), 300));
         TandemNode router = TandemNode.start(config, new TandemNode.Plan(true, List.of(), List.of()));
         TandemNode workers = null;
         try {

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.engine.ChatTemplate;
-import dev.tandem.engine.Tokenizer;
-import dev.tandem.engine.reference.ByteTokenizer;
+import dev.tandem.engine.tokenizer.ByteTokenizer;
+import dev.tandem.engine.tokenizer.ChatTemplate;
+import dev.tandem.engine.tokenizer.Tokenizer;
 import dev.tandem.router.ServedModel;
 import dev.tandem.router.ServedModels;
 import io.vertx.core.Context;

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.engine.ChatMessage;
-import dev.tandem.engine.ChatTemplate;
-import dev.tandem.engine.reference.ByteTokenizer;
-import dev.tandem.engine.reference.TestTokenizers;
+import dev.tandem.engine.tokenizer.ByteTokenizer;
+import dev.tandem.engine.tokenizer.ChatMessage;
+import dev.tandem.engine.tokenizer.ChatTemplate;
+import dev.tandem.engine.tokenizer.TestTokenizers;
 import dev.tandem.router.ServedModel;
 import dev.tandem.router.ServedModels;
 import io.vertx.core.json.JsonArray;

@@ -88,8 +88,8 @@ class OpenAiApiTest {
         String prompt = node.engine()
                 .chatTemplate()
                 .render(List.of(
-                        new dev.tandem.engine.ChatMessage("system", "Be brief."),
-                        new dev.tandem.engine.ChatMessage("user", "Hello there")));
+                        new dev.tandem.engine.tokenizer.ChatMessage("system", "Be brief."),
+                        new dev.tandem.engine.tokenizer.ChatMessage("user", "Hello there")));
         int[] promptTokens = node.engine().tokenizer().encode(prompt, true);
         assertEquals(promptTokens.length, json.getJsonObject("usage").getInteger("prompt_tokens"));
         var expected = new dev.tandem.engine.LocalGenerator(node.engine())

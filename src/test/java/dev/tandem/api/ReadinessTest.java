@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.HttpTestClient;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.node.TandemNode;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
@@ -31,7 +32,7 @@ class ReadinessTest {
             assertEquals(503, unready.statusCode(), unready.body());
             assertTrue(unready.body().contains("0 prefill, 0 decode"), unready.body());
 
-            TandemConfig workerConfig = base.withWorker(base.worker().withHttpPort(0));
+            TandemConfig workerConfig = base.withWorker(TestSettings.withHttpPort(base.worker(), 0));
             TandemNode workers = TandemNode.start(
                     workerConfig, new TandemNode.Plan(false, List.of("prefill-1"), List.of("decode-1")));
             try {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import dev.tandem.HttpTestClient;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.node.TandemNode;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
@@ -31,7 +32,7 @@ class SeedPolicyServingTest {
     @BeforeAll
     void start() {
         TandemConfig base = TestNodes.config();
-        TandemConfig config = base.withRouter(base.router().withPolicy("seed"));
+        TandemConfig config = TestSettings.withRouter(base, TestSettings.withPolicy(base.router(), "seed"));
         node = TestNodes.startEmbedded(config, 2, 2);
         http = new HttpTestClient(node.router().httpPort());
     }

@@ -10,6 +10,7 @@ import com.hazelcast.config.JoinConfig;
 import dev.tandem.config.ClusterSettings;
 import dev.tandem.config.ConfigException;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -47,7 +48,8 @@ class HazelcastConfigFactoryTest {
         assertFalse(one.name().equals(other.name()), "two processes, two names");
         assertEquals(one.name(), config.getClusterName());
         assertFalse(defaults.withMembers(List.of("10.0.0.1:5701")).joinsNobody());
-        assertFalse(defaults.withHazelcastConfig("conf/cluster-k8s.xml").joinsNobody());
+        assertFalse(TestSettings.withHazelcastConfig(defaults, "conf/cluster-k8s.xml")
+                .joinsNobody());
     }
 
     @Test
@@ -91,7 +93,8 @@ class HazelcastConfigFactoryTest {
           </network>
         </hazelcast>
         """);
-        ClusterSettings cluster = defaults.cluster().withName("prod").withHazelcastConfig(xml.toString());
+        ClusterSettings cluster =
+                TestSettings.withHazelcastConfig(defaults.cluster().withName("prod"), xml.toString());
         Config config = HazelcastConfigFactory.create(cluster, defaults.router());
         assertEquals("prod", config.getClusterName());
         assertEquals(6801, config.getNetworkConfig().getPort());
@@ -107,7 +110,7 @@ class HazelcastConfigFactoryTest {
 
     @Test
     void aMissingHazelcastXmlNamesTheKey() {
-        ClusterSettings cluster = defaults.cluster().withHazelcastConfig("/nonexistent/cluster.xml");
+        ClusterSettings cluster = TestSettings.withHazelcastConfig(defaults.cluster(), "/nonexistent/cluster.xml");
         ConfigException e =
                 assertThrows(ConfigException.class, () -> HazelcastConfigFactory.create(cluster, defaults.router()));
         assertTrue(e.getMessage().contains("cluster.hazelcast-config"), e.getMessage());

@@ -202,9 +202,9 @@ class SchedulingConfigTest {
 
     @Test
     void withPolicySwitchesBothProfiles() {
-        RouterSettings seed = TandemConfig.defaults().router().withPolicy("seed");
+        RouterSettings seed = TestSettings.withPolicy(TandemConfig.defaults().router(), "seed");
         assertEquals(router("{\"policy\": \"seed\"}"), seed);
-        assertThrows(ConfigException.class, () -> seed.withPolicy("fastest"));
+        assertThrows(ConfigException.class, () -> TestSettings.withPolicy(seed, "fastest"));
     }
 
     @Test
@@ -223,7 +223,7 @@ class SchedulingConfigTest {
         assertEquals(cacheAware, router("{\"policy\": \"cache-aware\"}").schedulingPolicy());
         assertEquals(
                 router("{\"policy\": \"cache-aware\"}"),
-                TandemConfig.defaults().router().withPolicy("cache-aware"));
+                TestSettings.withPolicy(TandemConfig.defaults().router(), "cache-aware"));
     }
 
     @Test

@@ -13,7 +13,7 @@ import dev.tandem.engine.SamplingParams;
 import dev.tandem.engine.reference.Llama2cCheckpointWriter;
 import dev.tandem.engine.reference.ModelWeights;
 import dev.tandem.engine.reference.ReferenceEngine;
-import dev.tandem.engine.reference.TestTokenizers;
+import dev.tandem.engine.tokenizer.TestTokenizers;
 import dev.tandem.it.TandemCluster.Node;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.HttpTestClient;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.AfterEach;
@@ -54,7 +55,8 @@ class CacheAwarePolicyServingTest {
     void aRepeatedPromptGoesBackToItsPairWithoutLocalPrefill() {
         TandemConfig base = TestNodes.config();
         node = TandemNode.start(
-                base.withRouter(base.router().withPolicy("cache-aware")), TandemNode.Plan.embedded(2, 2));
+                TestSettings.withRouter(base, TestSettings.withPolicy(base.router(), "cache-aware")),
+                TandemNode.Plan.embedded(2, 2));
         RouterVerticle router = node.router();
         TestNodes.awaitWorkers(router, 2, 2);
         HttpTestClient http = new HttpTestClient(router.httpPort());

@@ -3,7 +3,7 @@ package dev.tandem.router;
 import dev.tandem.cluster.SessionAffinity;
 import dev.tandem.config.RouterSettings;
 import dev.tandem.config.TandemConfig;
-import dev.tandem.engine.reference.ByteTokenizer;
+import dev.tandem.engine.tokenizer.ByteTokenizer;
 import dev.tandem.metrics.RouterMetrics;
 import dev.tandem.protocol.FirstToken;
 import dev.tandem.protocol.Sampling;
@@ -31,8 +31,8 @@ import java.util.Map;
 final class CoreHarness {
     static final int CONTEXT = 512;
     /** The model every request of the harness runs on (the workers are registered as model "m", fingerprint 7). */
-    static final ServedModel MODEL =
-            new ServedModel("m", 7, CONTEXT, ByteTokenizer.INSTANCE, dev.tandem.engine.ChatTemplate.ROLE_TAGS);
+    static final ServedModel MODEL = new ServedModel(
+            "m", 7, CONTEXT, ByteTokenizer.INSTANCE, dev.tandem.engine.tokenizer.ChatTemplate.ROLE_TAGS);
 
     static final int EOS = ByteTokenizer.EOS;
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.HttpTestClient;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.ForwardingEngine;
 import dev.tandem.engine.KvCache;
@@ -49,7 +50,7 @@ class DecodeStallTest {
     @Test
     void aStalledDecodeWorkerLosesItsStreamToAnother() throws Exception {
         TandemConfig base = TestNodes.config();
-        TandemConfig config = base.withRouter(base.router().withDecodeStallTimeoutMs(500));
+        TandemConfig config = TestSettings.withRouter(base, TestSettings.withDecodeStallTimeoutMs(base.router(), 500));
         ReferenceEngine reference = ReferenceEngine.builtin(16);
         HungEngine hung = new HungEngine(reference);
         TandemNode router = TandemNode.start(
@@ -100,8 +101,9 @@ class DecodeStallTest {
     @Test
     void aRequestQueuedOnABusyWorkerIsNotMoved() throws Exception {
         TandemConfig base = TestNodes.config();
-        TandemConfig config = base.withRouter(base.router().withDecodeStallTimeoutMs(1000))
-                .withWorker(base.worker().withQueueLimits(1, 4, 65_536).withHeartbeat(100, 3000));
+        TandemConfig config = TestSettings.withRouter(base, TestSettings.withDecodeStallTimeoutMs(base.router(), 1000))
+                .withWorker(TestSettings.withHeartbeat(
+                        TestSettings.withQueueLimits(base.worker(), 1, 4, 65_536), 100, 3000));
         ReferenceEngine reference = ReferenceEngine.builtin(16);
         TandemNode node = TandemNode.start(config, TandemNode.Plan.embedded(1, 1), new PacedEngine(reference, 20));
         try {

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.engine.ChatTemplate;
-import dev.tandem.engine.Tokenizer;
-import dev.tandem.engine.reference.ByteTokenizer;
-import dev.tandem.engine.reference.TestTokenizers;
+import dev.tandem.engine.tokenizer.ByteTokenizer;
+import dev.tandem.engine.tokenizer.ChatTemplate;
+import dev.tandem.engine.tokenizer.TestTokenizers;
+import dev.tandem.engine.tokenizer.Tokenizer;
 import dev.tandem.protocol.ModelCard;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerLoad;

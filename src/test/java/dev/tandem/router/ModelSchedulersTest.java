@@ -6,8 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dev.tandem.config.RouterSettings;
 import dev.tandem.config.TandemConfig;
-import dev.tandem.engine.ChatTemplate;
-import dev.tandem.engine.reference.ByteTokenizer;
+import dev.tandem.config.TestSettings;
+import dev.tandem.engine.tokenizer.ByteTokenizer;
+import dev.tandem.engine.tokenizer.ChatTemplate;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
@@ -54,7 +55,8 @@ class ModelSchedulersTest {
     @ParameterizedTest
     @MethodSource("policies")
     void interleavedModelsTakeTheirOwnWorkersInTurn(String policy) {
-        RouterSettings settings = TandemConfig.defaults().router().withPolicy(policy);
+        RouterSettings settings =
+                TestSettings.withPolicy(TandemConfig.defaults().router(), policy);
         ModelSchedulers schedulers = new ModelSchedulers(m -> PairScheduler.forSettings(
                 settings,
                 role -> WORKERS.stream()
@@ -86,7 +88,7 @@ class ModelSchedulersTest {
         ModelSchedulers schedulers = new ModelSchedulers(m -> {
             made.add(m);
             return PairScheduler.forSettings(
-                    TandemConfig.defaults().router().withPolicy(policy),
+                    TestSettings.withPolicy(TandemConfig.defaults().router(), policy),
                     role -> List.of(),
                     SchedulingObserver.NONE,
                     PrefixLookup.NONE);

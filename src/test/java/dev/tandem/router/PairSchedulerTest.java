@@ -2,17 +2,19 @@ package dev.tandem.router;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.config.RouterSettings;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.protocol.BlockHashes;
 import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
 import dev.tandem.protocol.WorkerView;
+import dev.tandem.router.scheduling.RoutedPrefixTrees;
+import dev.tandem.router.scheduling.RoutedPrefixes;
 import dev.tandem.router.scheduling.SchedulingObserver;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -87,7 +89,7 @@ class PairSchedulerTest {
                 c.missingRole() != null ? "missing " + c.missingRole() : c.prefillWorker() + "+" + c.decodeWorker());
     }
 
-    private static List<WorkerView> workers(WorkerRole role, List<String> specs) {
+    static List<WorkerView> workers(WorkerRole role, List<String> specs) {
         List<WorkerView> out = new ArrayList<>();
         for (String spec : specs) {
             String[] parts = spec.replace("!", "").split(":");
@@ -107,7 +109,7 @@ class PairSchedulerTest {
     }
 
     private static final RouterSettings CACHE_AWARE =
-            TandemConfig.defaults().router().withPolicy("cache-aware");
+            TestSettings.withPolicy(TandemConfig.defaults().router(), "cache-aware");
 
     /** Consulted by nothing under cache-aware: it has no prefix index. */
     private static final PrefixLookup NO_INDEX = hashes -> {
@@ -115,7 +117,7 @@ class PairSchedulerTest {
     };
 
     /** Prompts of four full 16-token blocks; {@code seed} makes them differ from the first token on. */
-    private static int[] prompt(int seed) {
+    static int[] prompt(int seed) {
         int[] p = new int[4 * 16 + 1];
         Arrays.fill(p, seed);
         return p;
@@ -128,7 +130,7 @@ class PairSchedulerTest {
     }
 
     /** A worker that announces a 16-token cache and local prefill. */
-    private static WorkerView cached(String id, WorkerRole role, int inFlight) {
+    static WorkerView cached(String id, WorkerRole role, int inFlight) {
         return new WorkerView(
                 new WorkerDescriptor(id, role, "m", 7, "node", 4, false, WorkerLoad.IDLE, new CacheSpec(16, true)),
                 inFlight);
@@ -147,8 +149,8 @@ class PairSchedulerTest {
         // Nothing routed yet: every tree is empty (the smallest), ties round-robin from p1 and d1.
         PairScheduler.Choice first = scheduler.choose(null, null, prompt(1), Set.of());
         assertEquals("p1+d1", first.prefillWorker() + "+" + first.decodeWorker());
-        assertEquals(4, scheduler.routedTrees(WorkerRole.PREFILL).size("p1"));
-        assertEquals(4, scheduler.routedTrees(WorkerRole.DECODE).size("d1"));
+        assertEquals(4, trees(scheduler, WorkerRole.PREFILL).size("p1"));
+        assertEquals(4, trees(scheduler, WorkerRole.DECODE).size("d1"));
 
         // The same prompt again: its whole prefix was routed to p1 and d1 (round-robin alone would say p2, d2).
         PairScheduler.Choice second = scheduler.choose(null, null, prompt(1), Set.of());
@@ -163,8 +165,7 @@ class PairSchedulerTest {
         PairScheduler.Choice other = scheduler.choose(null, null, prompt(2), Set.of());
         assertEquals("p2+d2", other.prefillWorker() + "+" + other.decodeWorker());
         assertEquals(
-                Map.of("p1", 4L, "p2", 4L),
-                scheduler.routedTrees(WorkerRole.PREFILL).sizes());
+                Map.of("p1", 4L, "p2", 4L), trees(scheduler, WorkerRole.PREFILL).sizes());
     }
 
     @Test
@@ -199,8 +200,7 @@ class PairSchedulerTest {
         assertEquals("p2", scheduler.choose(null, null, prompt(1), Set.of()).prefillWorker());
         // The choice is routed too: both trees now hold the prompt.
         assertEquals(
-                Map.of("p1", 4, "p2", 4),
-                scheduler.routedTrees(WorkerRole.PREFILL).leadingBlocks(hashes(1)));
+                Map.of("p1", 4, "p2", 4), trees(scheduler, WorkerRole.PREFILL).leadingBlocks(hashes(1)));
     }
 
     @Test
@@ -211,23 +211,37 @@ class PairSchedulerTest {
         PairScheduler b = cacheAware(prefill, decode);
         a.choose(null, null, prompt(1), Set.of());
         a.choose(null, null, prompt(2), Set.of());
-        assertEquals(
-                Map.of("p1", 4L, "p2", 4L), a.routedTrees(WorkerRole.PREFILL).sizes());
-        assertEquals(Map.of(), b.routedTrees(WorkerRole.PREFILL).sizes(), "another replica saw nothing");
+        assertEquals(Map.of("p1", 4L, "p2", 4L), trees(a, WorkerRole.PREFILL).sizes());
+        assertEquals(Map.of(), trees(b, WorkerRole.PREFILL).sizes(), "another replica saw nothing");
 
         a.forgetWorker("p1");
         a.forgetWorker("d1");
-        assertEquals(Map.of("p2", 4L), a.routedTrees(WorkerRole.PREFILL).sizes());
-        assertEquals(Map.of(), a.routedTrees(WorkerRole.DECODE).sizes());
+        assertEquals(Map.of("p2", 4L), trees(a, WorkerRole.PREFILL).sizes());
+        assertEquals(Map.of(), trees(a, WorkerRole.DECODE).sizes());
     }
 
     @Test
     void policiesOverTheIndexKeepNoTrees() {
         PairScheduler scheduler = PairScheduler.forSettings(
                 TandemConfig.defaults().router(), role -> List.of(), SchedulingObserver.NONE, PrefixLookup.NONE);
-        assertNull(scheduler.routedTrees(WorkerRole.PREFILL));
-        assertNull(scheduler.routedTrees(WorkerRole.DECODE));
+        assertTrue(scheduler
+                .profile(WorkerRole.PREFILL)
+                .stateful(RoutedPrefixes.class)
+                .isEmpty());
+        assertTrue(scheduler
+                .profile(WorkerRole.DECODE)
+                .stateful(RoutedPrefixes.class)
+                .isEmpty());
         scheduler.forgetWorker("p1"); // nothing to forget
+    }
+
+    /** The routed-prefix trees of {@code role}'s profile (cache-aware only). */
+    private static RoutedPrefixTrees trees(PairScheduler scheduler, WorkerRole role) {
+        return scheduler
+                .profile(role)
+                .stateful(RoutedPrefixes.class)
+                .orElseThrow()
+                .trees();
     }
 
     private static long[] hashes(int seed) {

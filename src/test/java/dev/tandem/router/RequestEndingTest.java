@@ -4,6 +4,7 @@ import static dev.tandem.router.EventSequence.range;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.tandem.config.TestSettings;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -70,7 +71,7 @@ class RequestEndingTest {
                         "the request times out: 504, and its workers are told",
                         2,
                         2,
-                        s -> s.withRequestTimeoutMs(1000),
+                        s -> TestSettings.withRequestTimeoutMs(s, 1000),
                         h -> {
                             var r = h.submit(5);
                             String d = h.decoding(1, 65);
@@ -137,7 +138,11 @@ class RequestEndingTest {
 
                 // ---- load and admission ----
                 EventSequence.of(
-                        "over max-in-flight: 429 at once, nothing taken", 1, 1, s -> s.withMaxInFlight(1), h -> {
+                        "over max-in-flight: 429 at once, nothing taken",
+                        1,
+                        1,
+                        s -> TestSettings.withMaxInFlight(s, 1),
+                        h -> {
                             var first = h.submit(2);
                             var second = h.submit(2);
                             assertEquals("error:429 overloaded", second.sink().outcome());

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
+import dev.tandem.config.TestSettings;
 import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.WorkerFailure;
 import java.util.List;
@@ -324,7 +325,7 @@ class RequestLifecycleTest {
                         "a decode worker that stops stepping loses its stream",
                         2,
                         2,
-                        s -> s.withDecodeStallTimeoutMs(500),
+                        s -> TestSettings.withDecodeStallTimeoutMs(s, 500),
                         h -> {
                             var r = h.submit(4);
                             String d = h.decoding(1, 65);
@@ -342,7 +343,7 @@ class RequestLifecycleTest {
                         "a request waiting on a busy decode worker stays",
                         2,
                         2,
-                        s -> s.withDecodeStallTimeoutMs(500),
+                        s -> TestSettings.withDecodeStallTimeoutMs(s, 500),
                         h -> {
                             var r = h.submit(3);
                             String d = h.decoding(1, 65);
@@ -356,7 +357,7 @@ class RequestLifecycleTest {
                         "a request that just got a token stays, whatever the worker's steps say",
                         2,
                         2,
-                        s -> s.withDecodeStallTimeoutMs(500),
+                        s -> TestSettings.withDecodeStallTimeoutMs(s, 500),
                         h -> {
                             var r = h.submit(4);
                             String d = h.decoding(1, 65);

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.engine.reference.ByteTokenizer;
+import dev.tandem.engine.tokenizer.ByteTokenizer;
 import dev.tandem.protocol.TokenEvent;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.tandem.HttpTestClient;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.engine.PacedEngine;
 import dev.tandem.engine.reference.ReferenceEngine;
 import dev.tandem.node.TandemNode;
@@ -27,7 +28,7 @@ class SharedLoadTest {
     @Test
     void aReplicaAvoidsTheWorkerAnotherReplicaIsUsing() throws Exception {
         TandemConfig base = TestNodes.config();
-        TandemConfig config = base.withRouter(base.router().withPolicy("seed"));
+        TandemConfig config = TestSettings.withRouter(base, TestSettings.withPolicy(base.router(), "seed"));
         // Prefill paced to 40 ms per prompt token: a 30-token prompt holds its worker for over a second.
         TandemNode workers = TandemNode.start(
                 config,

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.HttpTestClient;
-import dev.tandem.engine.ChatMessage;
-import dev.tandem.engine.ChatTemplate;
+import dev.tandem.engine.tokenizer.ChatMessage;
+import dev.tandem.engine.tokenizer.ChatTemplate;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;

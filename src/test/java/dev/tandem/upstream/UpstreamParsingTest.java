@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.engine.Tokenizer;
-import dev.tandem.engine.TokenizerIdentity;
-import dev.tandem.engine.openai.UpstreamTokenizer;
-import dev.tandem.engine.reference.TokenizerImages;
+import dev.tandem.engine.tokenizer.Tokenizer;
+import dev.tandem.engine.tokenizer.TokenizerIdentity;
+import dev.tandem.engine.tokenizer.TokenizerImages;
+import dev.tandem.engine.tokenizer.UpstreamTokenizer;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.tandem.HttpTestClient;
-import dev.tandem.engine.ChatMessage;
-import dev.tandem.engine.ChatTemplate;
+import dev.tandem.engine.tokenizer.ChatMessage;
+import dev.tandem.engine.tokenizer.ChatTemplate;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
@@ -79,7 +79,7 @@ class VllmContractTest extends UpstreamPairFixture {
             pieces[i] = FakeVocabulary.piece(i).getBytes(java.nio.charset.StandardCharsets.UTF_8);
         }
         var unreachable =
-                new dev.tandem.engine.openai.UpstreamTokenizer("http://127.0.0.1:9", FakeUpstream.MODEL, pieces, 0);
+                new dev.tandem.engine.tokenizer.UpstreamTokenizer("http://127.0.0.1:9", FakeUpstream.MODEL, pieces, 0);
         var tokenizer = TokenizeService.onEventBus(cluster.router.vertx(), unreachable);
         assertArrayEquals(
                 FakeVocabulary.encode("Where the river and", true), tokenizer.encode("Where the river and", true));

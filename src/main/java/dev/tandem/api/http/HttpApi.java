@@ -10,6 +10,7 @@ import dev.tandem.router.ServedModel;
 import dev.tandem.router.ServedModels;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -67,6 +68,15 @@ public final class HttpApi {
             Handler<RoutingContext> metrics,
             OpsRoutes.Check... readiness) {
         Router router = Router.router(vertx);
+        guard(router, http);
+        OpsRoutes.mount(router, vertx, metrics, readiness);
+        apiRoutes(router, http, parser, disagg, served, directory, routers);
+        errorBodies(router, http);
+        return router;
+    }
+
+    /** Before every route: framing errors, unread bodies, Expect, the API keys, the body limit. */
+    private static void guard(Router router, HttpSettings http) {
         // First: a body that breaks HTTP framing is the client's error, answered before any route's handler.
         router.route().failureHandler(HttpProtocolErrors::onFailure);
         router.route().handler(UnreadBodyClose::handle);
@@ -96,7 +106,17 @@ public final class HttpApi {
                 bodies.handle(ctx);
             }
         });
-        OpsRoutes.mount(router, vertx, metrics, readiness);
+    }
+
+    /** The OpenAI API, the admin routes, sessions and the WebSocket stream. */
+    private static void apiRoutes(
+            Router router,
+            HttpSettings http,
+            OpenAiRequestParser parser,
+            RequestRouter disagg,
+            ServedModels served,
+            WorkerDirectory directory,
+            Supplier<JsonObject> routers) {
         router.post("/v1/completions").handler(new CompletionsHandler(parser, disagg, ApiKind.COMPLETION));
         router.post("/v1/chat/completions").handler(new CompletionsHandler(parser, disagg, ApiKind.CHAT));
         ModelsHandler models = new ModelsHandler(served);
@@ -109,7 +129,10 @@ public final class HttpApi {
         router.delete("/v1/sessions/:key").handler(ctx -> forgetSession(ctx, disagg, served));
         router.route("/v1/stream")
                 .handler(new WebSocketStreamHandler(parser, disagg, http.maxBodyBytes(), http.requestReadTimeoutMs()));
+    }
 
+    /** Vert.x Web's own error answers, as OpenAI-style JSON. */
+    private static void errorBodies(Router router, HttpSettings http) {
         router.errorHandler(
                 404,
                 ctx -> ErrorResponses.send(
@@ -154,6 +177,26 @@ public final class HttpApi {
                         ctx.response(),
                         500,
                         ErrorBodies.body("internal error", "server_error", null, "internal_error")));
-        return router;
+    }
+
+    /**
+     * HTTP/1.1 only: Vert.x serves h2c prior knowledge only together with the h2c Upgrade, and answers a
+     * malformed upgrade bare and leaves it open (a prior-knowledge preface gets {@link Http2Refusal}'s 505).
+     * A WebSocket message may be as large as an HTTP body; Vert.x's 64 KiB frame default would cut browsers off.
+     */
+    public static HttpServerOptions serverOptions(dev.tandem.config.HttpSettings http) {
+        int max = (int) Math.min(
+                Integer.MAX_VALUE, Math.max(HttpServerOptions.DEFAULT_MAX_WEBSOCKET_FRAME_SIZE, http.maxBodyBytes()));
+        return new HttpServerOptions()
+                .setCompressionSupported(false)
+                .setHttp2ClearTextEnabled(false)
+                .setMaxWebSocketFrameSize(max)
+                .setMaxWebSocketMessageSize(max)
+                // No WebSocket extension is negotiated, so Netty refuses frames with RSV bits (1002), and no
+                // compressed message can inflate past the limits (a zip bomb).
+                .setPerFrameWebSocketCompressionSupported(false)
+                .setPerMessageWebSocketCompressionSupported(false)
+                .setIdleTimeoutUnit(java.util.concurrent.TimeUnit.MILLISECONDS)
+                .setIdleTimeout((int) http.idleTimeoutMs());
     }
 }

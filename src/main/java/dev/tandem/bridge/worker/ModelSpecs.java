@@ -1,6 +1,6 @@
 package dev.tandem.bridge.worker;
 
-import dev.tandem.engine.Tokenizer;
+import dev.tandem.engine.tokenizer.Tokenizer;
 import dev.tandem.protocol.WorkerWelcome;
 import dev.tandem.router.ServedModel;
 import java.util.ArrayList;

@@ -5,7 +5,9 @@ import dev.tandem.engine.KvCache;
 import dev.tandem.engine.KvLayout;
 import dev.tandem.engine.ModelConfig;
 import dev.tandem.engine.ModelInfo;
-import dev.tandem.engine.Tokenizer;
+import dev.tandem.engine.tokenizer.ByteTokenizer;
+import dev.tandem.engine.tokenizer.Llama2cTokenizer;
+import dev.tandem.engine.tokenizer.Tokenizer;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Collections;
@@ -113,11 +115,11 @@ public final class ReferenceEngine implements Engine {
     }
 
     @Override
-    public dev.tandem.engine.ChatTemplate chatTemplate() {
+    public dev.tandem.engine.tokenizer.ChatTemplate chatTemplate() {
         // A llama2.c checkpoint with the Llama 2 vocabulary speaks Llama 2's chat format.
         return tokenizer instanceof Llama2cTokenizer
-                ? dev.tandem.engine.ChatTemplate.LLAMA2
-                : dev.tandem.engine.ChatTemplate.ROLE_TAGS;
+                ? dev.tandem.engine.tokenizer.ChatTemplate.LLAMA2
+                : dev.tandem.engine.tokenizer.ChatTemplate.ROLE_TAGS;
     }
 
     @Override

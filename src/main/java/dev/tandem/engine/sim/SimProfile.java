@@ -3,7 +3,7 @@ package dev.tandem.engine.sim;
 /**
  * What one simulated worker costs: a model on an accelerator, reduced to the few figures that set
  * prefill time, decode step time, KV size and transfer time. The defaults in {@link SimProfiles} come
- * from public data sheets and model cards (README, "Benchmarks").
+ * from public data sheets and model cards (benchmarks.md, "Sources and assumptions").
  *
  * <ul>
  *   <li>Prefill of positions c..n: {@code (2·params·(n−c) + 2·layers·attentionDim·(n²−c²)) / (peakFlops·prefillMfu)}

@@ -1,6 +1,5 @@
-package dev.tandem.engine.reference;
+package dev.tandem.engine.tokenizer;
 
-import dev.tandem.engine.Tokenizer;
 import java.nio.charset.StandardCharsets;
 
 /** Byte-level tokenizer: token id = byte value (0..255), then BOS = 256 and EOS = 257. */

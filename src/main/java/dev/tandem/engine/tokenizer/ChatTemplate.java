@@ -1,4 +1,4 @@
-package dev.tandem.engine;
+package dev.tandem.engine.tokenizer;
 
 import java.util.List;
 

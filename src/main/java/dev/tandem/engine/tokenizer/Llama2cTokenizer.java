@@ -1,6 +1,5 @@
-package dev.tandem.engine.reference;
+package dev.tandem.engine.tokenizer;
 
-import dev.tandem.engine.Tokenizer;
 import java.io.IOException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;

@@ -1,4 +1,4 @@
-package dev.tandem.engine;
+package dev.tandem.engine.tokenizer;
 
 /** Text ↔ token ids for one model. Implementations are immutable and thread-safe. */
 public interface Tokenizer {

@@ -1,7 +1,5 @@
-package dev.tandem.engine.reference;
+package dev.tandem.engine.tokenizer;
 
-import dev.tandem.engine.Tokenizer;
-import dev.tandem.engine.openai.UpstreamTokenizer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -10,7 +8,7 @@ import java.util.Arrays;
  * A tokenizer as bytes, so that a router can tokenize for a model it never loaded: a tag naming the
  * kind ({@code TTK1 byte} for the byte tokenizer, {@code TTK1 llama2c} followed by the
  * {@code tokenizer.bin} image), read back by {@link #read}. The image carries the vocabulary only;
- * whoever reads one checks it against the {@link dev.tandem.engine.TokenizerIdentity} it was filed under.
+ * whoever reads one checks it against the {@link dev.tandem.engine.tokenizer.TokenizerIdentity} it was filed under.
  */
 public final class TokenizerImages {
     private static final byte[] BYTE = "TTK1 byte\n".getBytes(StandardCharsets.US_ASCII);

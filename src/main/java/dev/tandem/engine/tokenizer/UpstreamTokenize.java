@@ -1,4 +1,4 @@
-package dev.tandem.engine.openai;
+package dev.tandem.engine.tokenizer;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;

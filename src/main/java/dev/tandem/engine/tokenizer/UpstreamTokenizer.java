@@ -1,6 +1,5 @@
-package dev.tandem.engine.openai;
+package dev.tandem.engine.tokenizer;
 
-import dev.tandem.engine.Tokenizer;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

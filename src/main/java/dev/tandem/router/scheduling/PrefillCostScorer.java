@@ -16,7 +16,7 @@ public final class PrefillCostScorer extends LowerIsBetterScorer {
      * What one token of this prompt that must be computed counts against one queued token. Above 1:
      * recomputing a prefix another worker holds also takes capacity from every request after it, and the
      * queue counts whole prompts, cached parts included. 4 kept the most hits without hurting TTFT p99 of
-     * the weights tried (1, 2, 4) on the Mooncake conversation trace (README, "Benchmarks").
+     * the weights tried (1, 2, 4) on the Mooncake conversation trace (benchmarks.md, "What the benchmark changed in scheduling").
      */
     static final long UNCACHED_WEIGHT = 4;
 

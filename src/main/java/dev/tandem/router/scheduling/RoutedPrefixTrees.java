@@ -1,4 +1,4 @@
-package dev.tandem.router;
+package dev.tandem.router.scheduling;
 
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -23,7 +23,7 @@ import java.util.Map;
  *
  * <p>Loop only: not thread-safe.
  */
-public final class RoutedPrefixTrees implements PrefixLookup {
+public final class RoutedPrefixTrees {
 
     /** Blocks every tree of one router may hold together. Loop only, like the trees. */
     public static final class Allowance {
@@ -103,7 +103,6 @@ public final class RoutedPrefixTrees implements PrefixLookup {
     }
 
     /** Per worker routed at least the first block, how many leading blocks of the prompt it was routed. */
-    @Override
     public Map<String, Integer> leadingBlocks(long[] blockHashes) {
         Map<String, Integer> out = new HashMap<>();
         if (blockHashes.length == 0) {

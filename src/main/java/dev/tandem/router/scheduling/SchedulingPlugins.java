@@ -5,6 +5,7 @@ import dev.tandem.config.PickerSettings;
 import dev.tandem.config.SchedulerSettings;
 import dev.tandem.config.SchedulerSettings.FilterSettings;
 import dev.tandem.config.SchedulerSettings.LoadThreshold;
+import dev.tandem.config.SchedulingPolicy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +39,25 @@ public final class SchedulingPlugins {
 
     private SchedulingPlugins() {}
 
+    /** A profile over the prefix index (or over no prefixes): no stateful plugin. */
     public static SchedulingProfile profile(String name, SchedulerSettings settings) {
+        return profile(name, settings, SchedulingPolicy.PrefixSource.INDEX, RoutedPrefixTrees.Allowance.unbounded());
+    }
+
+    /**
+     * A profile whose prefixes come from {@code prefixes}: under {@link SchedulingPolicy.PrefixSource#ROUTED
+     * routed} prefixes ({@code cache-aware}) it remembers what it routed where ({@link RoutedPrefixes}), in
+     * trees bounded by the {@code cache-aware} picker's {@code max-tree-blocks} and by {@code trees}, shared
+     * with the router's other trees.
+     */
+    public static SchedulingProfile profile(
+            String name,
+            SchedulerSettings settings,
+            SchedulingPolicy.PrefixSource prefixes,
+            RoutedPrefixTrees.Allowance trees) {
+        List<StatefulPlugin> stateful = prefixes == SchedulingPolicy.PrefixSource.ROUTED
+                ? List.of(new RoutedPrefixes(new RoutedPrefixTrees(maxTreeBlocks(settings), trees)))
+                : List.of();
         List<FilterSettings> filterSettings = new ArrayList<>(REQUIRED_FILTERS);
         settings.filters().stream().filter(f -> !filterSettings.contains(f)).forEach(filterSettings::add);
         List<Filter> filters = filterSettings.stream().map(f -> filter(name, f)).toList();
@@ -52,7 +71,13 @@ public final class SchedulingPlugins {
                     return new SchedulingProfile.WeightedScorer(s.get(), p.weight());
                 })
                 .toList();
-        return new SchedulingProfile(name, filters, scorers, picker(settings.picker()));
+        return new SchedulingProfile(name, stateful, filters, scorers, picker(settings.picker()));
+    }
+
+    private static long maxTreeBlocks(SchedulerSettings pool) {
+        return pool.picker() instanceof PickerSettings.CacheAware c
+                ? c.maxTreeBlocks()
+                : PickerSettings.CacheAware.DEFAULTS.maxTreeBlocks();
     }
 
     private static Picker picker(PickerSettings settings) {

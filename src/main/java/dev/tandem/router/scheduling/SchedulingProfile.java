@@ -6,8 +6,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * One pool's pipeline: filters drop workers that cannot serve, weighted scorers rate the rest, the
- * picker chooses. Pure: the same snapshot and request always give the same choice.
+ * One pool's pipeline: stateful plugins add what they remember to the request, filters drop workers
+ * that cannot serve, weighted scorers rate the rest, the picker chooses. Pure but for the stateful
+ * plugins: the same snapshot, request and plugin state always give the same choice, and the state changes
+ * only when a choice is taken ({@link #onPicked}).
  */
 public final class SchedulingProfile {
 
@@ -18,12 +20,43 @@ public final class SchedulingProfile {
     private final List<Filter> filters;
     private final List<WeightedScorer> scorers;
     private final Picker picker;
+    private final List<StatefulPlugin> stateful;
 
     public SchedulingProfile(String name, List<Filter> filters, List<WeightedScorer> scorers, Picker picker) {
+        this(name, List.of(), filters, scorers, picker);
+    }
+
+    public SchedulingProfile(
+            String name,
+            List<StatefulPlugin> stateful,
+            List<Filter> filters,
+            List<WeightedScorer> scorers,
+            Picker picker) {
         this.name = name;
+        this.stateful = List.copyOf(stateful);
         this.filters = List.copyOf(filters);
         this.scorers = List.copyOf(scorers);
         this.picker = picker;
+    }
+
+    /** This profile's stateful plugin of {@code type}, if it has one. */
+    public <T extends StatefulPlugin> Optional<T> stateful(Class<T> type) {
+        return stateful.stream().filter(type::isInstance).map(type::cast).findFirst();
+    }
+
+    /** {@code choice}, picked for {@code request}, was taken: the stateful plugins learn it. */
+    public void onPicked(SchedulingRequest request, WorkerView choice) {
+        stateful.forEach(s -> s.onPicked(request, choice));
+    }
+
+    /** A worker left the registry: the stateful plugins forget it. */
+    public void forgetWorker(String workerId) {
+        stateful.forEach(s -> s.forgetWorker(workerId));
+    }
+
+    /** The profile is dropped: the stateful plugins give back what they hold. */
+    public void close() {
+        stateful.forEach(StatefulPlugin::close);
     }
 
     public String name() {
@@ -38,6 +71,11 @@ public final class SchedulingProfile {
     /** The same choice, with each plugin's time and the result reported to {@code observer}. */
     public Optional<WorkerView> choose(
             SchedulingRequest request, List<WorkerView> workers, SchedulingObserver observer) {
+        for (StatefulPlugin s : stateful) {
+            long start = System.nanoTime();
+            request = s.prepare(request, workers);
+            observer.pluginTimed(name, s.name(), System.nanoTime() - start);
+        }
         List<WorkerView> candidates = workers;
         for (Filter f : filters) {
             long start = System.nanoTime();

@@ -17,6 +17,8 @@ import java.util.Set;
  * @param routedBlocks      per worker, how many blocks this router remembers having routed to it (its
  *                          routed-prefix tree's size, read by the {@code cache-aware} picker; empty under
  *                          policies that keep no such record; a worker not in the map has none)
+ * @param hashes            the prompt's block hashes per model, for plugins that remember prefixes
+ *                          ({@link RoutedPrefixes})
  */
 public record SchedulingRequest(
         String sessionKey,
@@ -27,7 +29,8 @@ public record SchedulingRequest(
         Set<Long> modelFingerprints,
         int promptBlocks,
         Map<String, Integer> cachedBlocks,
-        Map<String, Long> routedBlocks) {
+        Map<String, Long> routedBlocks,
+        PromptHashes hashes) {
 
     public SchedulingRequest {
         avoid = Set.copyOf(avoid);
@@ -55,7 +58,8 @@ public record SchedulingRequest(
                 modelFingerprints,
                 promptBlocks,
                 cachedBlocks,
-                Map.of());
+                Map.of(),
+                PromptHashes.NONE);
     }
 
     /** Nothing known of cached prefixes. */
@@ -72,6 +76,21 @@ public record SchedulingRequest(
     /** A first attempt, any model. */
     public SchedulingRequest(String sessionKey, String affinityWorkerId, int promptTokens, long tick) {
         this(sessionKey, affinityWorkerId, promptTokens, tick, Set.of(), null);
+    }
+
+    /** This request as a router that routed {@code cachedBlocks} of the prompt where they say sees it. */
+    public SchedulingRequest withRoutedPrefixes(Map<String, Integer> cachedBlocks, Map<String, Long> routedBlocks) {
+        return new SchedulingRequest(
+                sessionKey,
+                affinityWorkerId,
+                promptTokens,
+                tick,
+                avoid,
+                modelFingerprints,
+                promptBlocks,
+                cachedBlocks,
+                routedBlocks,
+                hashes);
     }
 
     /** The prompt's leading blocks {@code workerId}'s caches hold. */

@@ -1,4 +1,4 @@
-package dev.tandem.worker;
+package dev.tandem.worker.engine;
 
 import dev.tandem.engine.KvBlock;
 import dev.tandem.engine.KvLayout;

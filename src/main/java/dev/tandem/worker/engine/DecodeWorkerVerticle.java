@@ -1,28 +1,20 @@
-package dev.tandem.worker;
+package dev.tandem.worker.engine;
 
-import dev.tandem.cluster.ShutdownDrain;
-import dev.tandem.cluster.WorkerAnnouncer;
-import dev.tandem.config.WorkerSettings;
-import dev.tandem.engine.Engine;
-import dev.tandem.engine.KvBlockPool;
 import dev.tandem.engine.KvCache;
 import dev.tandem.engine.StopCondition;
-import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.protocol.Addresses;
-import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.DecodeRequest;
-import dev.tandem.protocol.ModelCard;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.TokenEvent;
-import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
-import io.vertx.core.Future;
-import io.vertx.core.VerticleBase;
-import io.vertx.core.WorkerExecutor;
+import dev.tandem.worker.CancelMessages;
+import dev.tandem.worker.WorkerMessages;
+import dev.tandem.worker.kv.KvInbox;
 import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,106 +27,72 @@ import java.util.logging.Logger;
  * A decode worker: receives KV from prefill workers, joins requests to a continuous batch, and streams
  * each step's tokens to the routers that own the requests — one message per router per step.
  */
-public final class DecodeWorkerVerticle extends VerticleBase {
+public final class DecodeWorkerVerticle extends EngineWorkerVerticle {
     private static final Logger LOG = Logger.getLogger(DecodeWorkerVerticle.class.getName());
-
-    private final String workerId;
-    private final Engine engine;
-    private final ModelCard card;
-    private final WorkerSettings settings;
-    private final WorkerAnnouncer announcer;
-    private final String nodeId;
-    private final WorkerMetrics metrics;
-    /** Where the KV of its sequences comes from and goes back to (shared with the node's workers). */
-    private final KvBlockPool pool;
 
     private KvInbox inbox;
     private DecodeBatch batch;
-    private WorkerExecutor compute;
-    private WorkerControl control;
     private long steps;
-    /** Finished sequences' full blocks, kept while kv-capacity-bytes has room (LRU, never a running one's). */
-    private BlockCache kept;
-
-    private KvEventPublisher events;
     private LocalPrefill localPrefill;
 
-    public DecodeWorkerVerticle(
-            String workerId,
-            Engine engine,
-            WorkerSettings settings,
-            WorkerAnnouncer announcer,
-            String nodeId,
-            WorkerMetrics metrics,
-            KvBlockPool pool) {
-        this.pool = pool;
-        this.workerId = workerId;
-        this.metrics = metrics;
-        this.engine = engine;
-        this.card = ModelCards.of(engine);
-        this.settings = settings;
-        this.announcer = announcer;
-        this.nodeId = nodeId;
+    public DecodeWorkerVerticle(String workerId, EngineWorkerSetup setup) {
+        super(WorkerRole.DECODE, workerId, setup);
+    }
+
+    /** Finished sequences' full blocks are kept while kv-capacity-bytes has room (LRU, never a running one's). */
+    @Override
+    long cacheBytes() {
+        return settings.kvCapacityBytes();
+    }
+
+    /** One thread: steps of one worker are sequential by nature; other workers use the other cores. */
+    @Override
+    int computeThreads() {
+        return 1;
     }
 
     @Override
-    public Future<?> start() {
-        kept = new BlockCache(engine.kvLayout(), engine.info().fingerprint(), settings.kvCapacityBytes());
+    int capacity() {
+        return settings.maxBatch();
+    }
+
+    @Override
+    List<MessageConsumer<?>> roleConsumers(EventBus bus) {
         inbox = new KvInbox(
                 vertx,
                 engine.kvLayout(),
                 engine.info().fingerprint(),
                 settings.maxKvTransferBytes(),
                 settings.kvParkTimeoutMs(),
-                (tokens, blocks) -> kept.lookup(tokens, blocks).blocks(),
+                (tokens, blocks) -> cache.lookup(tokens, blocks).blocks(),
                 pool);
         batch = new DecodeBatch(engine, settings.maxBatch(), this::retire);
-        // One thread: steps of one worker are sequential by nature; other workers use the other cores.
-        compute = vertx.createSharedWorkerExecutor("tandem-decode-" + workerId, 1);
-        events = new KvEventPublisher(vertx, workerId, kept, settings.heartbeatMs());
-        metrics.kvCache(kept::bytes, kept::blocks, kept::evictions);
         metrics.kvInbox(inbox::parkedBytes, inbox::parkedCount, inbox::incomingBytes, inbox::incomingCount);
-        metrics.kvCapacity(settings.kvCapacityBytes());
-        localPrefill = new LocalPrefill(workerId, engine, pool, compute, kept, inbox, this::noRoom);
-        EventBus bus = vertx.eventBus();
-        control = new WorkerControl(vertx, workerId, announcer, this::descriptor);
-        return control.start(List.of(
+        localPrefill = new LocalPrefill(workerId, engine, pool, compute, cache, inbox, this::noRoom);
+        return List.of(
                 bus.consumer(Addresses.decodeKv(workerId), this::onKvChunk),
                 bus.<Object>consumer(Addresses.decodeStart(workerId), this::onDecodeRequest),
                 bus.<Object>consumer(Addresses.decodeCancel(workerId), this::onCancel),
                 bus.<Object>consumer(Addresses.prefill(workerId), localPrefill::onPrefill),
-                bus.<Object>consumer(Addresses.prefillCancel(workerId), localPrefill::onCancel),
-                events.start()));
+                bus.<Object>consumer(Addresses.prefillCancel(workerId), localPrefill::onCancel));
     }
 
     @Override
-    public Future<?> stop() {
-        events.stop();
-        return control.stop().eventually(() -> compute.close());
+    WorkerLoad load() {
+        return WorkerLoad.decode(
+                        batch.activeCount() + batch.waitingCount(), usedBytes(), settings.kvCapacityBytes(), steps)
+                .withLocalPrefill(localPrefill.queuedTokens(), localPrefill.running())
+                .withKvInFlight(inbox.parkedCount(), inbox.incomingCount());
     }
 
-    /** This worker as it is now: its registry entry, heartbeat and status answer. */
-    public WorkerDescriptor descriptor() {
-        WorkerLoad load = new WorkerLoad(
-                localPrefill.queuedTokens(),
-                batch.activeCount() + batch.waitingCount(),
-                usedBytes(),
-                settings.kvCapacityBytes(),
-                steps,
-                localPrefill.running(),
-                inbox.parkedCount(),
-                inbox.incomingCount());
-        return new WorkerDescriptor(
-                workerId,
-                WorkerRole.DECODE,
-                engine.info().name(),
-                engine.info().fingerprint(),
-                nodeId,
-                settings.maxBatch(),
-                control.draining(),
-                load,
-                settings.kvCapacityBytes() > 0 ? new CacheSpec(engine.kvLayout().blockSize(), true) : null,
-                card);
+    @Override
+    boolean idle() {
+        return batch.activeCount()
+                        + batch.waitingCount()
+                        + inbox.parkedCount()
+                        + inbox.incomingCount()
+                        + localPrefill.running()
+                == 0;
     }
 
     /** KV memory running and parked requests hold; kept blocks are not counted: they give way to them. */
@@ -144,7 +102,7 @@ public final class DecodeWorkerVerticle extends VerticleBase {
 
     /** The finished sequences' blocks kept here (tests). */
     BlockCache kept() {
-        return kept;
+        return cache;
     }
 
     /** A sequence ended with its KV intact: its full blocks are kept while there is room, the rest freed. */
@@ -152,8 +110,8 @@ public final class DecodeWorkerVerticle extends VerticleBase {
         int[] history = s.history();
         if (history != null) {
             int bs = engine.kvLayout().blockSize();
-            kept.capacity(Math.max(0, settings.kvCapacityBytes() - usedBytes()));
-            kept.store(history, PromptPrefill.fullBlocks(s.cache, Math.min(history.length, s.cache.length()) / bs));
+            cache.capacity(Math.max(0, settings.kvCapacityBytes() - usedBytes()));
+            cache.store(history, PromptPrefill.fullBlocks(s.cache, Math.min(history.length, s.cache.length()) / bs));
         }
         s.cache.free();
     }
@@ -176,7 +134,7 @@ public final class DecodeWorkerVerticle extends VerticleBase {
     /** Why this worker cannot take one more request's KV, or null when it can. */
     private String noRoom() {
         // Kept blocks give way first: only running and parked requests make the worker full.
-        kept.capacity(Math.max(0, settings.kvCapacityBytes() - usedBytes()));
+        cache.capacity(Math.max(0, settings.kvCapacityBytes() - usedBytes()));
         String full = null;
         int sequences = batch.activeCount() + batch.waitingCount() + inbox.parkedCount() + inbox.incomingCount();
         int limit = settings.maxBatch() + settings.maxWaitingSequences();
@@ -191,21 +149,8 @@ public final class DecodeWorkerVerticle extends VerticleBase {
         return full;
     }
 
-    /** Drains before a shutdown: no new requests, waits (up to the timeout) for those it holds. */
-    public Future<Void> drainForShutdown(long timeoutMs) {
-        return ShutdownDrain.run(
-                context,
-                control::startDraining,
-                () -> batch.activeCount()
-                                + batch.waitingCount()
-                                + inbox.parkedCount()
-                                + inbox.incomingCount()
-                                + localPrefill.running()
-                        == 0,
-                timeoutMs);
-    }
-
     /** The router on a cluster member that left will never read its tokens: drop its sequences and their KV. */
+    @Override
     public void onRouterNodeLeft(String nodeId) {
         context.runOnContext(v -> {
             localPrefill.routerLeft(nodeId);

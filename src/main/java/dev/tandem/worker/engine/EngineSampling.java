@@ -1,4 +1,4 @@
-package dev.tandem.worker;
+package dev.tandem.worker.engine;
 
 import dev.tandem.engine.SamplingParams;
 import dev.tandem.protocol.Sampling;

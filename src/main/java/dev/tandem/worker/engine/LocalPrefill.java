@@ -1,10 +1,13 @@
-package dev.tandem.worker;
+package dev.tandem.worker.engine;
 
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.KvBlockPool;
 import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.WorkerFailure;
+import dev.tandem.worker.CancelMessages;
+import dev.tandem.worker.WorkerMessages;
+import dev.tandem.worker.kv.KvInbox;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.eventbus.Message;
 import java.util.HashMap;

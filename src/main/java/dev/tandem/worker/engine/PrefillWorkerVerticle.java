@@ -1,27 +1,21 @@
-package dev.tandem.worker;
+package dev.tandem.worker.engine;
 
-import dev.tandem.cluster.ShutdownDrain;
-import dev.tandem.cluster.WorkerAnnouncer;
-import dev.tandem.config.WorkerSettings;
-import dev.tandem.engine.Engine;
-import dev.tandem.engine.KvBlockPool;
-import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.protocol.Addresses;
-import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.CancelRequest;
 import dev.tandem.protocol.FirstToken;
-import dev.tandem.protocol.ModelCard;
 import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
-import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
+import dev.tandem.worker.CancelMessages;
+import dev.tandem.worker.WorkerMessages;
+import dev.tandem.worker.kv.KvShipper;
 import dev.tandem.worker.kv.KvTransferCodec;
 import io.vertx.core.Future;
-import io.vertx.core.VerticleBase;
-import io.vertx.core.WorkerExecutor;
+import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.eventbus.ReplyException;
 import java.util.HashMap;
 import java.util.List;
@@ -35,7 +29,7 @@ import java.util.logging.Logger;
  * the chosen decode worker in bounded chunks, and answers PREFILL_DONE once the decode worker has
  * acknowledged the whole cache.
  */
-public final class PrefillWorkerVerticle extends VerticleBase {
+public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
     private static final Logger LOG = Logger.getLogger(PrefillWorkerVerticle.class.getName());
 
     /** A prompt accepted by this worker; {@code cancelled} is read by the compute thread between positions. */
@@ -49,84 +43,49 @@ public final class PrefillWorkerVerticle extends VerticleBase {
         }
     }
 
-    private final String workerId;
-    private final Engine engine;
-    private final ModelCard card;
-    private final WorkerSettings settings;
-    private final WorkerAnnouncer announcer;
-    private final String nodeId;
-    private final WorkerMetrics metrics;
-    /** Where the KV of the prompts it computes comes from and goes back to (shared with the node's workers). */
-    private final KvBlockPool pool;
-
     private final Map<Long, Job> jobs = new HashMap<>();
-    private WorkerExecutor compute;
-    private WorkerControl control;
-    /** Computed prompt blocks kept for prompts that share their prefix (worker.prefix-cache-bytes). */
-    private BlockCache prefixCache;
-
-    private KvEventPublisher events;
     private KvShipper shipper;
 
-    public PrefillWorkerVerticle(
-            String workerId,
-            Engine engine,
-            WorkerSettings settings,
-            WorkerAnnouncer announcer,
-            String nodeId,
-            WorkerMetrics metrics,
-            KvBlockPool pool) {
-        this.pool = pool;
-        this.workerId = workerId;
-        this.metrics = metrics;
-        this.engine = engine;
-        this.card = ModelCards.of(engine);
-        this.settings = settings;
-        this.announcer = announcer;
-        this.nodeId = nodeId;
+    public PrefillWorkerVerticle(String workerId, EngineWorkerSetup setup) {
+        super(WorkerRole.PREFILL, workerId, setup);
     }
 
     @Override
-    public Future<?> start() {
-        compute = vertx.createSharedWorkerExecutor("tandem-prefill-" + workerId, settings.prefillConcurrency());
-        prefixCache = new BlockCache(engine.kvLayout(), engine.info().fingerprint(), settings.prefixCacheBytes());
-        events = new KvEventPublisher(vertx, workerId, prefixCache, settings.heartbeatMs());
-        metrics.kvCache(prefixCache::bytes, prefixCache::blocks, prefixCache::evictions);
-        metrics.kvCapacity(settings.prefixCacheBytes());
+    long cacheBytes() {
+        return settings.prefixCacheBytes();
+    }
+
+    @Override
+    int computeThreads() {
+        return settings.prefillConcurrency();
+    }
+
+    @Override
+    int capacity() {
+        return settings.prefillConcurrency();
+    }
+
+    @Override
+    List<MessageConsumer<?>> roleConsumers(EventBus bus) {
         shipper = new KvShipper(vertx, settings, engine, metrics);
-        control = new WorkerControl(vertx, workerId, announcer, this::descriptor);
-        return control.start(List.of(
-                vertx.eventBus().<Object>consumer(Addresses.prefill(workerId), this::onPrefill),
-                vertx.eventBus().<Object>consumer(Addresses.prefillCancel(workerId), this::onCancel),
-                events.start()));
+        return List.of(
+                bus.<Object>consumer(Addresses.prefill(workerId), this::onPrefill),
+                bus.<Object>consumer(Addresses.prefillCancel(workerId), this::onCancel));
     }
 
     @Override
-    public Future<?> stop() {
-        events.stop();
-        return control.stop().eventually(() -> compute.close());
+    WorkerLoad load() {
+        return WorkerLoad.prefill(queuedTokens(), jobs.size());
     }
 
-    /** This worker as it is now: its registry entry, heartbeat and status answer. */
-    public WorkerDescriptor descriptor() {
-        return new WorkerDescriptor(
-                workerId,
-                WorkerRole.PREFILL,
-                engine.info().name(),
-                engine.info().fingerprint(),
-                nodeId,
-                settings.prefillConcurrency(),
-                control.draining(),
-                new WorkerLoad(queuedTokens(), 0, 0, 0, 0, jobs.size(), 0, 0),
-                settings.prefixCacheBytes() > 0
-                        ? new CacheSpec(engine.kvLayout().blockSize(), false)
-                        : null,
-                card);
+    @Override
+    boolean idle() {
+        return jobs.isEmpty();
     }
 
     /** The prefix cache (tests). */
     BlockCache prefixCache() {
-        return prefixCache;
+        return cache;
     }
 
     /** Prompt tokens accepted and not yet shipped. */
@@ -138,12 +97,8 @@ public final class PrefillWorkerVerticle extends VerticleBase {
         return queued;
     }
 
-    /** Drains before a shutdown: no new prompts, waits (up to the timeout) for those it holds. */
-    public Future<Void> drainForShutdown(long timeoutMs) {
-        return ShutdownDrain.run(context, control::startDraining, jobs::isEmpty, timeoutMs);
-    }
-
     /** A router on a cluster member that left will never take the KV: stop computing it. */
+    @Override
     public void onRouterNodeLeft(String nodeId) {
         context.runOnContext(v -> {
             for (Job job : jobs.values()) {
@@ -234,7 +189,7 @@ public final class PrefillWorkerVerticle extends VerticleBase {
         long start = System.nanoTime();
         metrics.prefillQueued(start - job.acceptedNanos);
         PromptPrefill.Prefilled prefilled = PromptPrefill.run(
-                engine, pool, prefixCache, job.request.promptTokens(), job.request.sampling(), () -> job.cancelled);
+                engine, pool, cache, job.request.promptTokens(), job.request.sampling(), () -> job.cancelled);
         metrics.prefillComputed(System.nanoTime() - start);
         return prefilled;
     }

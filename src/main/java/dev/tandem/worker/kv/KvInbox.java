@@ -1,4 +1,4 @@
-package dev.tandem.worker;
+package dev.tandem.worker.kv;
 
 import dev.tandem.engine.KvBlockPool;
 import dev.tandem.engine.KvCache;
@@ -7,8 +7,6 @@ import dev.tandem.protocol.KvAck;
 import dev.tandem.protocol.KvChunk;
 import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.WorkerFailure;
-import dev.tandem.worker.kv.KvTransferAssembler;
-import dev.tandem.worker.kv.KvTransferException;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.Message;
 import java.util.HashMap;
@@ -20,7 +18,7 @@ import java.util.Map;
  * claims it. Anything not claimed within the park timeout is freed — a router that vanished between
  * prefill and decode leaves no KV behind. Runs on the worker's event loop.
  */
-final class KvInbox {
+public final class KvInbox {
 
     private final class Transfer {
         final long requestId;
@@ -44,10 +42,10 @@ final class KvInbox {
     private record Parked(KvCache cache, int[] tokens, int attempt, long timerId) {}
 
     /** A request's KV, and the token ids of its positions when the sender said (null otherwise). */
-    record Claimed(KvCache cache, int[] tokens) {}
+    public record Claimed(KvCache cache, int[] tokens) {}
 
     /** Whether the batch decodes the request already, for KV of this attempt arriving (it may drop an older one). */
-    interface AlreadyDecoding {
+    public interface AlreadyDecoding {
         boolean test(long requestId, int attempt);
     }
 
@@ -80,7 +78,7 @@ final class KvInbox {
     private static final int MAX_CANCELLED = 4096;
 
     /** @param prefixSource where the leading blocks an incremental transfer leaves out come from */
-    KvInbox(
+    public KvInbox(
             Vertx vertx,
             KvLayout layout,
             long fingerprint,
@@ -101,7 +99,8 @@ final class KvInbox {
      * Handles one KV_CACHE message. {@code noRoom} is asked when a new transfer starts (this one already
      * counted as incoming): null to take it, or why the worker is full.
      */
-    void onChunk(Message<Object> message, AlreadyDecoding alreadyKnown, java.util.function.Supplier<String> noRoom) {
+    public void onChunk(
+            Message<Object> message, AlreadyDecoding alreadyKnown, java.util.function.Supplier<String> noRoom) {
         KvChunk chunk;
         try {
             chunk = KvChunk.fromMessage(message.headers(), message.body());
@@ -157,6 +156,11 @@ final class KvInbox {
         if (!chunk.last()) {
             return;
         }
+        finish(message, id, t);
+    }
+
+    /** The last chunk came: answer it with the failure, a request for evicted blocks, or the KV parked. */
+    private void finish(Message<Object> message, long id, Transfer t) {
         endTransfer(id);
         if (t.failure != null) {
             t.assembler.discard();
@@ -183,7 +187,7 @@ final class KvInbox {
     }
 
     /** Parks a request's KV until its DECODE_REQUEST claims it (or the park timeout frees it). */
-    void park(long requestId, int attempt, KvCache cache, int[] tokens) {
+    public void park(long requestId, int attempt, KvCache cache, int[] tokens) {
         unpark(requestId, true); // an older attempt's KV parked here is dead: its timer must not expire the new one
         parked.put(
                 requestId, new Parked(cache, tokens, attempt, vertx.setTimer(parkTimeoutMs, tid -> expire(requestId))));
@@ -269,7 +273,7 @@ final class KvInbox {
      * attempt 0 came from a sender that does not number attempts (a worker in another language): any
      * attempt may claim it.
      */
-    Claimed claim(long requestId, int attempt) {
+    public Claimed claim(long requestId, int attempt) {
         Parked p = parked.get(requestId);
         if (p == null || p.attempt != attempt && p.attempt != 0) {
             return null;
@@ -283,7 +287,7 @@ final class KvInbox {
      * Frees what the cancel's attempt of the request holds here (every attempt's, for an unscoped cancel),
      * and remembers the cancel for KV of that attempt still on its way.
      */
-    boolean drop(long requestId, dev.tandem.protocol.CancelRequest cancel) {
+    public boolean drop(long requestId, dev.tandem.protocol.CancelRequest cancel) {
         remember(requestId, cancel);
         Transfer t = incoming.get(requestId);
         Parked p = parked.get(requestId);
@@ -294,7 +298,7 @@ final class KvInbox {
     }
 
     /** Frees whatever the request holds here; true if it held anything. */
-    boolean drop(long requestId) {
+    public boolean drop(long requestId) {
         Transfer t = endTransfer(requestId);
         if (t != null) {
             vertx.cancelTimer(t.timerId);
@@ -333,29 +337,29 @@ final class KvInbox {
         }
     }
 
-    boolean holds(long requestId) {
+    public boolean holds(long requestId) {
         return incoming.containsKey(requestId) || parked.containsKey(requestId);
     }
 
-    int parkedCount() {
+    public int parkedCount() {
         return parkedCount;
     }
 
-    int incomingCount() {
+    public int incomingCount() {
         return incomingCount;
     }
 
-    long expiredCount() {
+    public long expiredCount() {
         return expired;
     }
 
     /** KV parked until its DECODE_REQUEST claims it. Any thread. */
-    long parkedBytes() {
+    public long parkedBytes() {
         return parkedBytes;
     }
 
     /** KV of transfers still arriving, as much as has arrived. Any thread. */
-    long incomingBytes() {
+    public long incomingBytes() {
         return incomingBytes;
     }
 }

@@ -1,4 +1,4 @@
-package dev.tandem.worker;
+package dev.tandem.worker.kv;
 
 import dev.tandem.config.WorkerSettings;
 import dev.tandem.engine.Engine;
@@ -8,8 +8,6 @@ import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.KvAck;
 import dev.tandem.protocol.PrefillRequest;
-import dev.tandem.worker.kv.KvChunkSender;
-import dev.tandem.worker.kv.KvTransferCodec;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -28,7 +26,7 @@ import java.util.function.BooleanSupplier;
  * threads sleep), and as a separate compute task it queued behind every prompt accepted meanwhile. A
  * resend is encoded on Vert.x's worker pool; sending is on the event loop.
  */
-final class KvShipper {
+public final class KvShipper {
     /** Times a decode worker may ask for more before the transfer fails. */
     static final int MAX_RESENDS = 1;
 
@@ -37,10 +35,10 @@ final class KvShipper {
      * the engine holds it ({@link dev.tandem.engine.KvLayout#blockBytes()}) — the same for engines whose
      * blocks travel as they are, the modelled size for a simulated one.
      */
-    record Shipped(long bytes) {}
+    public record Shipped(long bytes) {}
 
     /** A round's chunks, from {@code startBlock} on (-1: the whole cache as version 1). */
-    record Round(int startBlock, List<Buffer> chunks) {}
+    public record Round(int startBlock, List<Buffer> chunks) {}
 
     private final Vertx vertx;
     private final WorkerSettings settings;
@@ -48,7 +46,7 @@ final class KvShipper {
     private final long fingerprint;
     private final WorkerMetrics metrics;
 
-    KvShipper(Vertx vertx, WorkerSettings settings, Engine engine, WorkerMetrics metrics) {
+    public KvShipper(Vertx vertx, WorkerSettings settings, Engine engine, WorkerMetrics metrics) {
         this.vertx = vertx;
         this.settings = settings;
         this.engine = engine;
@@ -57,7 +55,7 @@ final class KvShipper {
     }
 
     /** The full size of the prompt's KV as version 1 ships it: the per-request limit is checked against it. */
-    static long fullSize(KvCache cache) {
+    public static long fullSize(KvCache cache) {
         return KvTransferCodec.encodedSize(cache.layout(), cache.length());
     }
 
@@ -65,7 +63,7 @@ final class KvShipper {
      * The first round's chunks: without the leading blocks the router believes the decode worker holds.
      * Blocking: call on the compute thread that prefilled the cache.
      */
-    Round encode(PrefillRequest request, KvCache cache) {
+    public Round encode(PrefillRequest request, KvCache cache) {
         int startBlock = request.decodeCachedBlocks() == PrefillRequest.NO_DECODE_CACHE
                 ? -1
                 : Math.min(request.decodeCachedBlocks(), cache.layout().blocksFor(cache.length()) - 1);
@@ -73,7 +71,7 @@ final class KvShipper {
     }
 
     /** Ships {@code first} (from {@link #encode}), then whatever the decode worker asks for again. */
-    Future<Shipped> ship(PrefillRequest request, KvCache cache, Round first, BooleanSupplier cancelled) {
+    public Future<Shipped> ship(PrefillRequest request, KvCache cache, Round first, BooleanSupplier cancelled) {
         return round(request, cache, first, cancelled, 0, 0);
     }
 

@@ -1,4 +1,4 @@
-package dev.tandem.worker;
+package dev.tandem.worker.upstream;
 
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.DecodeRequest;
@@ -8,6 +8,8 @@ import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
 import dev.tandem.upstream.UpstreamLoad;
+import dev.tandem.worker.CancelMessages;
+import dev.tandem.worker.WorkerMessages;
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.Message;
@@ -62,15 +64,12 @@ public final class UpstreamDecodeVerticle extends UpstreamWorkerBase {
     public WorkerDescriptor descriptor() {
         UpstreamLoad load = monitor.load();
         long capacity = settings.kvCapacityBytes();
-        WorkerLoad workerLoad = new WorkerLoad(
-                0,
-                Math.max(streams.size(), load.running() + load.waiting()),
-                Math.round(load.kvUsage() * capacity),
-                capacity,
-                relayed,
-                0,
-                parked.size(),
-                0);
+        WorkerLoad workerLoad = WorkerLoad.decode(
+                        Math.max(streams.size(), load.running() + load.waiting()),
+                        Math.round(load.kvUsage() * capacity),
+                        capacity,
+                        relayed)
+                .withKvInFlight(parked.size(), 0);
         return descriptor(WorkerRole.DECODE, settings.maxBatch(), workerLoad);
     }
 

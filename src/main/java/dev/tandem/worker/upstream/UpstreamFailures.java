@@ -1,4 +1,4 @@
-package dev.tandem.worker;
+package dev.tandem.worker.upstream;
 
 import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.upstream.UpstreamException;

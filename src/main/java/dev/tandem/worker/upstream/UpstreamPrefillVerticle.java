@@ -1,4 +1,4 @@
-package dev.tandem.worker;
+package dev.tandem.worker.upstream;
 
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.KvHandle;
@@ -11,6 +11,8 @@ import dev.tandem.protocol.WorkerRole;
 import dev.tandem.upstream.UpstreamClient;
 import dev.tandem.upstream.UpstreamFlow;
 import dev.tandem.upstream.UpstreamLoad;
+import dev.tandem.worker.CancelMessages;
+import dev.tandem.worker.WorkerMessages;
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
@@ -40,6 +42,7 @@ public final class UpstreamPrefillVerticle extends UpstreamWorkerBase {
     }
 
     private final Map<Long, Job> jobs = new HashMap<>();
+    private final PromptStats promptStats = new PromptStats();
 
     public UpstreamPrefillVerticle(String workerId, UpstreamWorkerSetup setup) {
         super(workerId, setup);
@@ -61,9 +64,7 @@ public final class UpstreamPrefillVerticle extends UpstreamWorkerBase {
     @Override
     public WorkerDescriptor descriptor() {
         return descriptor(
-                WorkerRole.PREFILL,
-                settings.prefillConcurrency(),
-                new WorkerLoad(queuedTokens(), 0, 0, 0, 0, jobs.size(), 0, 0));
+                WorkerRole.PREFILL, settings.prefillConcurrency(), WorkerLoad.prefill(queuedTokens(), jobs.size()));
     }
 
     /**
@@ -77,7 +78,7 @@ public final class UpstreamPrefillVerticle extends UpstreamWorkerBase {
             own += job.request.promptTokens().length;
         }
         UpstreamLoad load = monitor.load();
-        long upstreamQueue = (long) (load.running() + load.waiting()) * PromptStats.meanPromptTokens();
+        long upstreamQueue = (long) (load.running() + load.waiting()) * promptStats.meanPromptTokens();
         return (int) Math.min(Integer.MAX_VALUE, Math.max(own, upstreamQueue));
     }
 
@@ -111,7 +112,7 @@ public final class UpstreamPrefillVerticle extends UpstreamWorkerBase {
             message.fail(WorkerFailure.GONE.code(), "the upstream " + client.baseUrl() + " is unhealthy");
             return;
         }
-        PromptStats.record(request.promptTokens().length);
+        promptStats.record(request.promptTokens().length);
         Job job = new Job(request);
         jobs.put(request.requestId(), job);
         long start = System.nanoTime();

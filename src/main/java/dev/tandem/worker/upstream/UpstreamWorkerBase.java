@@ -1,4 +1,4 @@
-package dev.tandem.worker;
+package dev.tandem.worker.upstream;
 
 import dev.tandem.cluster.ShutdownDrain;
 import dev.tandem.cluster.WorkerAnnouncer;
@@ -12,6 +12,7 @@ import dev.tandem.upstream.UpstreamClient;
 import dev.tandem.upstream.UpstreamFlow;
 import dev.tandem.upstream.UpstreamModel;
 import dev.tandem.upstream.UpstreamMonitor;
+import dev.tandem.worker.WorkerControl;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.EventBus;

@@ -7,6 +7,7 @@ import dev.tandem.LogCapture;
 import dev.tandem.RawHttp;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.node.TandemNode;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
@@ -39,10 +40,10 @@ class EarlyAnswerTest {
     @BeforeAll
     void start() {
         TandemConfig config = TestNodes.config();
-        config = config.withHttp(config.http()
-                .withApiKeys(List.of(KEY))
-                .withMaxBodyBytes(MAX_BODY)
-                .withTimeouts(30_000, READ_MS));
+        config = config.withHttp(TestSettings.withTimeouts(
+                TestSettings.withMaxBodyBytes(TestSettings.withApiKeys(config.http(), List.of(KEY)), MAX_BODY),
+                30_000,
+                READ_MS));
         node = TestNodes.startEmbedded(config, 1, 1);
         port = node.router().httpPort();
     }

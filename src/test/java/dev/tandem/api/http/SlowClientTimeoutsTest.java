@@ -8,6 +8,7 @@ import dev.tandem.HttpTestClient;
 import dev.tandem.TestNodes;
 import dev.tandem.bridge.BridgeTestClient;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.node.TandemNode;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -45,8 +46,8 @@ class SlowClientTimeoutsTest {
     @BeforeAll
     void start() {
         TandemConfig config = TestNodes.config();
-        config = config.withHttp(config.http().withTimeouts(IDLE_MS, READ_MS))
-                .withBridge(config.bridge().withTcpPort(0).withTimeouts(IDLE_MS, READ_MS));
+        config = config.withHttp(TestSettings.withTimeouts(config.http(), IDLE_MS, READ_MS))
+                .withBridge(TestSettings.withTimeouts(config.bridge().withTcpPort(0), IDLE_MS, READ_MS));
         node = TestNodes.startEmbedded(config, 1, 1);
         httpPort = node.router().httpPort();
         bridgePort = node.router().bridge().tcpPort();

@@ -10,6 +10,7 @@ import dev.tandem.TestNodes;
 import dev.tandem.api.EmbeddedServingTest;
 import dev.tandem.bridge.BridgeTestClient;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.node.TandemNode;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.WorkerLoad;
@@ -52,8 +53,8 @@ class SurfaceFuzzTest {
     @BeforeAll
     void start() {
         TandemConfig config = TestNodes.config();
-        config = config.withHttp(config.http().withMaxBodyBytes(16_384))
-                .withBridge(config.bridge().withTcpPort(0).withMaxFrameBytes(MAX_FRAME));
+        config = config.withHttp(TestSettings.withMaxBodyBytes(config.http(), 16_384))
+                .withBridge(TestSettings.withMaxFrameBytes(config.bridge().withTcpPort(0), MAX_FRAME));
         node = TestNodes.startEmbedded(config, 1, 1);
         httpPort = node.router().httpPort();
         bridgePort = node.router().bridge().tcpPort();

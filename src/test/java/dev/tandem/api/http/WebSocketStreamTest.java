@@ -12,17 +12,18 @@ import dev.tandem.api.EmbeddedServingTest;
 import dev.tandem.api.OpenAiRequestParser;
 import dev.tandem.api.http.WebSocketTestClient.Result;
 import dev.tandem.config.TandemConfig;
-import dev.tandem.engine.ChatMessage;
+import dev.tandem.config.TestSettings;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.LocalGenerator;
 import dev.tandem.engine.PacedEngine;
 import dev.tandem.engine.SamplingParams;
 import dev.tandem.engine.reference.ReferenceEngine;
+import dev.tandem.engine.tokenizer.ChatMessage;
 import dev.tandem.node.TandemNode;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.router.ServedModel;
 import dev.tandem.router.TestModels;
-import dev.tandem.worker.DecodeWorkerVerticle;
+import dev.tandem.worker.engine.DecodeWorkerVerticle;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonArray;
@@ -59,7 +60,7 @@ class WebSocketStreamTest {
     @BeforeAll
     void start() {
         TandemConfig config = TestNodes.config();
-        config = config.withHttp(config.http().withMaxBodyBytes(MAX_BODY));
+        config = config.withHttp(TestSettings.withMaxBodyBytes(config.http(), MAX_BODY));
         // 10 ms a decode step: a 400-token request is still running seconds later.
         node = TandemNode.start(config, TandemNode.Plan.embedded(2, 2), new PacedEngine(reference, 10));
         TestNodes.awaitWorkers(node.router(), 2, 2);
@@ -349,7 +350,7 @@ class WebSocketStreamTest {
         Vertx vertx = Vertx.vertx();
         try {
             TandemConfig config = TestNodes.config();
-            var http = config.http().withApiKeys(List.of("sk-test"));
+            var http = TestSettings.withApiKeys(config.http(), List.of("sk-test"));
             OpenAiRequestParser parser = new OpenAiRequestParser(
                     TestModels.single(
                             ServedModel.of(reference.info(), reference.tokenizer(), reference.chatTemplate())),

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.tandem.HttpTestClient;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.node.TandemNode;
 import dev.tandem.protocol.Addresses;
 import io.vertx.core.json.JsonObject;
@@ -30,7 +31,7 @@ class SockJsApiKeyTest {
     void start() {
         TandemConfig config = TestNodes.config();
         node = TandemNode.start(
-                config.withHttp(config.http().withApiKeys(List.of(KEY))), TandemNode.Plan.embedded(1, 1));
+                config.withHttp(TestSettings.withApiKeys(config.http(), List.of(KEY))), TandemNode.Plan.embedded(1, 1));
         TestNodes.awaitWorkers(node.router(), 1, 1);
         port = node.router().httpPort();
     }

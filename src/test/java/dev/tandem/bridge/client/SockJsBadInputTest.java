@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.node.TandemNode;
 import dev.tandem.protocol.Addresses;
 import io.vertx.core.json.JsonObject;
@@ -36,7 +37,7 @@ class SockJsBadInputTest {
     @BeforeAll
     void start() {
         TandemConfig config = TestNodes.config();
-        config = config.withHttp(config.http().withMaxBodyBytes(MAX_MESSAGE));
+        config = config.withHttp(TestSettings.withMaxBodyBytes(config.http(), MAX_MESSAGE));
         node = TestNodes.startEmbedded(config, 1, 1);
         port = node.router().httpPort();
     }

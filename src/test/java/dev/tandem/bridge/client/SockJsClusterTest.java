@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.HttpTestClient;
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.node.TandemNode;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.ClusterSnapshot;
@@ -38,8 +39,8 @@ class SockJsClusterTest {
     @BeforeAll
     void start() {
         TandemConfig config = TestNodes.config();
-        workers =
-                TandemNode.start(config.withBridge(config.bridge().withSockjs(false)), TandemNode.Plan.embedded(2, 2));
+        workers = TandemNode.start(
+                config.withBridge(TestSettings.withSockjs(config.bridge(), false)), TandemNode.Plan.embedded(2, 2));
         router = TandemNode.start(config, new TandemNode.Plan(true, List.of(), List.of()));
         TestNodes.awaitWorkers(router.router(), 2, 2);
         port = router.router().httpPort();

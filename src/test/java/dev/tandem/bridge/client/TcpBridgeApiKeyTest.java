@@ -8,6 +8,7 @@ import dev.tandem.HttpTestClient;
 import dev.tandem.TestNodes;
 import dev.tandem.bridge.BridgeTestClient;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.node.TandemNode;
 import dev.tandem.protocol.Addresses;
 import io.vertx.core.json.JsonObject;
@@ -34,7 +35,8 @@ class TcpBridgeApiKeyTest {
     @BeforeAll
     void start() {
         TandemConfig config = TestNodes.config();
-        config = config.withHttp(config.http().withApiKeys(List.of(KEY)).withMetricsPublic(false))
+        config = config.withHttp(
+                        TestSettings.withMetricsPublic(TestSettings.withApiKeys(config.http(), List.of(KEY)), false))
                 .withBridge(config.bridge().withTcpPort(0));
         node = TestNodes.startEmbedded(config, 1, 1);
         port = node.router().bridge().tcpPort();

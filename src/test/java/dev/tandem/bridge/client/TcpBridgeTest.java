@@ -10,6 +10,7 @@ import dev.tandem.HttpTestClient;
 import dev.tandem.TestNodes;
 import dev.tandem.bridge.BridgeTestClient;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.LocalGenerator;
 import dev.tandem.engine.PacedEngine;
@@ -20,7 +21,7 @@ import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
-import dev.tandem.worker.DecodeWorkerVerticle;
+import dev.tandem.worker.engine.DecodeWorkerVerticle;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -56,7 +57,8 @@ class TcpBridgeTest {
     @BeforeAll
     void start() {
         TandemConfig config = TestNodes.config();
-        config = config.withBridge(config.bridge().withTcpPort(0).withMaxFrameBytes(MAX_FRAME));
+        config =
+                config.withBridge(TestSettings.withMaxFrameBytes(config.bridge().withTcpPort(0), MAX_FRAME));
         // 10 ms a decode step: a 400-token request is still running seconds later.
         node = TandemNode.start(config, TandemNode.Plan.embedded(2, 2), new PacedEngine(reference, 10));
         TestNodes.awaitWorkers(node.router(), 2, 2);

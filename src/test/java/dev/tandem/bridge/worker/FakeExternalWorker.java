@@ -12,7 +12,7 @@ import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.TokenEvent;
-import dev.tandem.worker.EngineSampling;
+import dev.tandem.worker.engine.EngineSampling;
 import dev.tandem.worker.kv.KvTransferAssembler;
 import dev.tandem.worker.kv.KvTransferCodec;
 import io.vertx.core.buffer.Buffer;

@@ -7,6 +7,7 @@ import dev.tandem.HttpTestClient;
 import dev.tandem.TestNodes;
 import dev.tandem.bridge.BridgeTestClient;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.config.WorkerBridgeSettings;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.reference.ReferenceEngine;
@@ -58,9 +59,10 @@ class WorkerBridgeFailedJoinsTest {
     @BeforeAll
     void start() {
         TandemConfig config = TestNodes.config();
-        WorkerBridgeSettings bridge = config.workerBridge().withTcpPort(0).withToken(FakeExternalWorker.TOKEN);
-        config =
-                config.withWorkerBridge(bridge.withFailedJoins(new WorkerBridgeSettings.FailedJoins(3, 10, WINDOW_MS)));
+        WorkerBridgeSettings bridge =
+                TestSettings.withToken(config.workerBridge().withTcpPort(0), FakeExternalWorker.TOKEN);
+        config = config.withWorkerBridge(
+                TestSettings.withFailedJoins(bridge, new WorkerBridgeSettings.FailedJoins(3, 10, WINDOW_MS)));
         node = TandemNode.start(config, new TandemNode.Plan(true, List.of(), List.of()), engine);
         port = node.workerBridge().port();
         http = new HttpTestClient(node.router().httpPort());

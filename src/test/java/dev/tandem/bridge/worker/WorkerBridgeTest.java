@@ -8,6 +8,7 @@ import dev.tandem.HttpTestClient;
 import dev.tandem.TestNodes;
 import dev.tandem.bridge.BridgeTestClient;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.KvCache;
 import dev.tandem.engine.reference.ReferenceEngine;
@@ -49,9 +50,11 @@ class WorkerBridgeTest {
         TandemConfig config = TestNodes.config();
         // No local prefill: each expected answer is computed first through decode-0, whose prefix cache would
         // then prefill the prompt itself instead of sending it to the external prefill worker under test.
-        config = config.withWorkerBridge(config.workerBridge().withTcpPort(0).withToken(FakeExternalWorker.TOKEN))
-                .withWorker(config.worker().withHeartbeat(100, 1000))
-                .withRouter(config.router().withLocalPrefillMaxTokens(0));
+        config = TestSettings.withRouter(
+                config.withWorkerBridge(
+                                TestSettings.withToken(config.workerBridge().withTcpPort(0), FakeExternalWorker.TOKEN))
+                        .withWorker(TestSettings.withHeartbeat(config.worker(), 100, 1000)),
+                TestSettings.withLocalPrefillMaxTokens(config.router(), 0));
         node = TandemNode.start(config, new TandemNode.Plan(true, List.of("prefill-0"), List.of("decode-0")), engine);
         TestNodes.awaitWorkers(node.router(), 1, 1);
         port = node.workerBridge().port();

@@ -11,6 +11,7 @@ import dev.tandem.engine.KvCache;
 import dev.tandem.engine.ModelConfig;
 import dev.tandem.engine.Sampler;
 import dev.tandem.engine.SamplingParams;
+import dev.tandem.engine.tokenizer.ByteTokenizer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;

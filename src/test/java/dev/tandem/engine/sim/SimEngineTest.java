@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.tandem.engine.KvCache;
 import dev.tandem.engine.LocalGenerator;
 import dev.tandem.engine.SamplingParams;
-import dev.tandem.engine.reference.ByteTokenizer;
+import dev.tandem.engine.tokenizer.ByteTokenizer;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.tandem.engine.reference;
+package dev.tandem.engine.tokenizer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,4 +1,4 @@
-package dev.tandem.engine.reference;
+package dev.tandem.engine.tokenizer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

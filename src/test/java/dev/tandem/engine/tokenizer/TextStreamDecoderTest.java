@@ -1,8 +1,8 @@
-package dev.tandem.engine;
+package dev.tandem.engine.tokenizer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.tandem.engine.reference.ByteTokenizer;
+import dev.tandem.engine.SplitMix64;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,10 +1,9 @@
-package dev.tandem.engine;
+package dev.tandem.engine.tokenizer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.engine.reference.ByteTokenizer;
 import org.junit.jupiter.api.Test;
 
 class TokenizerIdentityTest {

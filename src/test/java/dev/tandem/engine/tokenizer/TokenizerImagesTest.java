@@ -1,4 +1,4 @@
-package dev.tandem.engine.reference;
+package dev.tandem.engine.tokenizer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.tandem.engine.Tokenizer;
-import dev.tandem.engine.TokenizerIdentity;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

@@ -160,7 +160,8 @@ class CacheAwarePickerTest {
             long tick,
             String expected) {
         SchedulingRequest request = new SchedulingRequest(
-                null, null, promptBlocks * 16, tick, Set.of(), null, promptBlocks, routedPrefix, treeBlocks);
+                        null, null, promptBlocks * 16, tick, Set.of(), null, promptBlocks, Map.of())
+                .withRoutedPrefixes(routedPrefix, treeBlocks);
         List<Picker.ScoredWorker> scored =
                 workers.stream().map(v -> new Picker.ScoredWorker(v, 0)).toList();
         assertEquals(expected, PICKER.pick(request, scored).id());
@@ -169,8 +170,8 @@ class CacheAwarePickerTest {
     @Test
     void thresholdsAreParameters() {
         // The same routed prefix of 4 in 10 blocks: over a 0.3 threshold, not over 0.5.
-        SchedulingRequest request =
-                new SchedulingRequest(null, null, 160, 0, Set.of(), null, 10, Map.of("p2", 4), Map.of("p2", 4L));
+        SchedulingRequest request = new SchedulingRequest(null, null, 160, 0, Set.of(), null, 10, Map.of())
+                .withRoutedPrefixes(Map.of("p2", 4), Map.of("p2", 4L));
         List<Picker.ScoredWorker> idle =
                 List.of(new Picker.ScoredWorker(w("p1", 0), 0), new Picker.ScoredWorker(w("p2", 0), 0));
         assertEquals("p2", PICKER.pick(request, idle).id());

@@ -1,4 +1,4 @@
-package dev.tandem.router;
+package dev.tandem.router.scheduling;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

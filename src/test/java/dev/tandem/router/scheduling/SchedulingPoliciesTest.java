@@ -36,7 +36,8 @@ class SchedulingPoliciesTest {
 
     /** A prompt of four full blocks, routed by this router: so many leading ones per worker, tree sizes. */
     private static SchedulingRequest routed(long tick, Map<String, Integer> prefix, Map<String, Long> trees) {
-        return new SchedulingRequest(null, null, BLOCKS * 16, tick, Set.of(), null, BLOCKS, prefix, trees);
+        return new SchedulingRequest(null, null, BLOCKS * 16, tick, Set.of(), null, BLOCKS, Map.of())
+                .withRoutedPrefixes(prefix, trees);
     }
 
     /** A prompt of 100 full blocks (1600 tokens), of which each listed worker caches so many leading ones. */

@@ -1,4 +1,4 @@
-package dev.tandem.worker;
+package dev.tandem.worker.engine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

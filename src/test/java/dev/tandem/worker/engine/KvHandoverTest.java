@@ -1,10 +1,11 @@
-package dev.tandem.worker;
+package dev.tandem.worker.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.KvCache;
 import dev.tandem.node.TandemNode;
@@ -39,8 +40,8 @@ class KvHandoverTest {
     @BeforeAll
     void start() {
         TandemConfig config = TestNodes.config();
-        config = config.withWorker(
-                config.worker().withKvParkTimeoutMs(PARK_TIMEOUT_MS).withMaxKvTransferBytes(KV_LIMIT));
+        config = config.withWorker(TestSettings.withMaxKvTransferBytes(
+                TestSettings.withKvParkTimeoutMs(config.worker(), PARK_TIMEOUT_MS), KV_LIMIT));
         node = TandemNode.start(config, new TandemNode.Plan(false, List.of(), List.of("decode-x")));
         engine = node.engine();
     }

@@ -1,4 +1,4 @@
-package dev.tandem.worker;
+package dev.tandem.worker.engine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,10 +9,10 @@ import dev.tandem.engine.KvCache;
 import dev.tandem.engine.LocalGenerator;
 import dev.tandem.engine.ModelConfig;
 import dev.tandem.engine.StopCondition;
-import dev.tandem.engine.reference.ByteTokenizer;
 import dev.tandem.engine.reference.Llama2cCheckpointWriter;
 import dev.tandem.engine.reference.ModelWeights;
 import dev.tandem.engine.reference.ReferenceEngine;
+import dev.tandem.engine.tokenizer.ByteTokenizer;
 import dev.tandem.protocol.Sampling;
 import dev.tandem.worker.kv.KvTransferAssembler;
 import dev.tandem.worker.kv.KvTransferCodec;

@@ -1,7 +1,8 @@
-package dev.tandem.worker;
+package dev.tandem.worker.engine;
 
 import dev.tandem.TestNodes;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.config.TestSettings;
 import dev.tandem.node.TandemNode;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.PrefillDone;
@@ -30,7 +31,7 @@ final class WorkerPairNode implements AutoCloseable {
     /** A pair on the test model, paced like an accelerator (see {@link dev.tandem.engine.PacedEngine}). */
     static WorkerPairNode startPaced(long decodeStepMicros, long prefillMicrosPerToken) {
         TandemConfig config = TestNodes.config();
-        config = config.withModel(config.model().withPacing(decodeStepMicros, prefillMicrosPerToken));
+        config = config.withModel(TestSettings.withPacing(config.model(), decodeStepMicros, prefillMicrosPerToken));
         TandemNode node = TandemNode.start(config, new TandemNode.Plan(false, List.of(PREFILL), List.of(DECODE)));
         TestNodes.awaitTrue(
                 () -> !node.prefillWorkers().isEmpty() && !node.decodeWorkers().isEmpty(),

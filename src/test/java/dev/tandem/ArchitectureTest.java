@@ -149,16 +149,10 @@ class ArchitectureTest {
                                 .resideInAnyPackage("dev.tandem.engine.reference..", "dev.tandem.engine.sim..")
                                 .because(
                                         "node/ chooses the engine (Engines); everything else sees only the Engine interface"),
-                        noClasses()
-                                .that()
-                                .resideInAPackage("dev.tandem.engine.tokenizer..")
-                                .should()
-                                .dependOnClassesThat(JavaClass.Predicates.resideInAPackage("dev.tandem..")
-                                        .and(JavaClass.Predicates.resideOutsideOfPackage(
-                                                "dev.tandem.engine.tokenizer..")))
-                                .because(
-                                        "tokenizers turn text into tokens and back; engines, routers and workers build on"
-                                                + " them, not the other way round"),
+                        selfContained(
+                                "dev.tandem.engine.tokenizer",
+                                "tokenizers turn text into tokens and back; engines, routers and workers build on"
+                                        + " them, not the other way round"),
                         noClasses()
                                 .that()
                                 .resideInAPackage("dev.tandem.engine")
@@ -166,22 +160,9 @@ class ArchitectureTest {
                                 .dependOnClassesThat()
                                 .resideInAnyPackage("dev.tandem.engine.reference..", "dev.tandem.engine.sim..")
                                 .because("the engine interface and its shared parts know no implementation"),
-                        noClasses()
-                                .that()
-                                .resideInAPackage("dev.tandem.config..")
-                                .should()
-                                .dependOnClassesThat()
-                                .resideInAnyPackage(
-                                        "dev.tandem.protocol..",
-                                        "dev.tandem.engine..",
-                                        "dev.tandem.router..",
-                                        "dev.tandem.worker..",
-                                        "dev.tandem.cluster..",
-                                        "dev.tandem.api..",
-                                        "dev.tandem.bridge..",
-                                        "dev.tandem.metrics..",
-                                        "dev.tandem.upstream..")
-                                .because("configuration is read first and knows nothing of what it configures"),
+                        selfContained(
+                                "dev.tandem.config",
+                                "configuration is read first and knows nothing of what it configures"),
                         noClasses()
                                 .that()
                                 .resideInAPackage("dev.tandem.upstream..")
@@ -221,6 +202,17 @@ class ArchitectureTest {
                                 .dependOnClassesThat()
                                 .resideInAPackage("dev.tandem.api.http..")
                                 .because("bridges share the OpenAI request model (api), not the HTTP server")));
+    }
+
+    /** A package (with its sub-packages) that depends on no other Tandem package. */
+    private static ArchRule selfContained(String pkg, String why) {
+        return noClasses()
+                .that()
+                .resideInAPackage(pkg + "..")
+                .should()
+                .dependOnClassesThat(JavaClass.Predicates.resideInAPackage("dev.tandem..")
+                        .and(JavaClass.Predicates.resideOutsideOfPackage(pkg + "..")))
+                .because(why);
     }
 
     /** Two packages of which neither may depend on the other. */

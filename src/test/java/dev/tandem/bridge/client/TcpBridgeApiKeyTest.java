@@ -51,7 +51,11 @@ class TcpBridgeApiKeyTest {
     }
 
     private static JsonObject generate(String streamTo) {
-        return new JsonObject().put("prompt", "hi").put("max_tokens", 5).put("stream_to", streamTo);
+        return new JsonObject()
+                .put("prompt", "hi")
+                .put("max_tokens", 5)
+                .put("temperature", 0)
+                .put("stream_to", streamTo);
     }
 
     @Test

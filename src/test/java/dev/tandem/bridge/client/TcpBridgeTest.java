@@ -523,6 +523,7 @@ class TcpBridgeTest {
                             new JsonObject()
                                     .put("prompt", "fine")
                                     .put("max_tokens", 2)
+                                    .put("temperature", 0)
                                     .put("stream_to", bystander.address))
                     .getJsonObject("body")
                     .getString("id");

@@ -1,11 +1,12 @@
 package dev.tandem.config;
 
 /**
- * A profile's picker as configured: {@code max-score} (the weighted sum's best, ties round-robin) or
- * {@code cache-aware} (SGLang's router rule, with its parameters). Given as a name or as a mapping with
- * {@code plugin} and the picker's parameters.
+ * A profile's picker as configured: {@code max-score} (the weighted sum's best, ties round-robin),
+ * {@code cache-aware} (SGLang's router rule, with its parameters) or {@code softmax} (Dynamo's sampling at
+ * a temperature). Given as a name or as a mapping with {@code plugin} and the picker's parameters.
  */
-public sealed interface PickerSettings permits PickerSettings.MaxScore, PickerSettings.CacheAware {
+public sealed interface PickerSettings
+        permits PickerSettings.MaxScore, PickerSettings.CacheAware, PickerSettings.Softmax {
     String plugin();
 
     /** The best weighted total; ties go round-robin. The picker of every policy but {@code cache-aware}. */
@@ -61,16 +62,43 @@ public sealed interface PickerSettings permits PickerSettings.MaxScore, PickerSe
         }
     }
 
+    /**
+     * NVIDIA Dynamo's KV router selection over the weighted scores: at {@code temperature} 0 the best (ties
+     * broken at random), above it a softmax draw over the scores rescaled between the worst and the best.
+     * The draws are a pure function of {@code seed} and the decision's tick. Default temperature 0:
+     * Dynamo's {@code router_temperature} default ({@code KvRouterConfig::default()}, ai-dynamo/dynamo,
+     * lib/llm/src/kv_router/config.rs).
+     *
+     * @param temperature 0 (the best) up to 100; higher spreads the choice
+     * @param seed        the draws' seed
+     */
+    record Softmax(double temperature, long seed) implements PickerSettings {
+        public static final String PLUGIN = "softmax";
+        public static final Softmax DEFAULTS = new Softmax(0.0, 0);
+
+        @Override
+        public String plugin() {
+            return PLUGIN;
+        }
+
+        static Softmax read(ConfigSection s) {
+            return new Softmax(
+                    s.decimal("temperature", DEFAULTS.temperature, 0, 100),
+                    s.integer("seed", DEFAULTS.seed, Long.MIN_VALUE, Long.MAX_VALUE));
+        }
+    }
+
     /** A {@code picker} entry: a name, or a mapping with {@code plugin} and parameters. */
     static PickerSettings read(ConfigSection p) {
         String plugin = p.string("plugin", "");
         PickerSettings picker = switch (plugin) {
             case MaxScore.PLUGIN -> MaxScore.INSTANCE;
             case CacheAware.PLUGIN -> CacheAware.read(p);
+            case Softmax.PLUGIN -> Softmax.read(p);
             case "" -> null;
             default ->
                 throw new ConfigException("'" + p.key("plugin") + "' must be one of [" + MaxScore.PLUGIN + ", "
-                        + CacheAware.PLUGIN + "], got '" + plugin + "'");
+                        + CacheAware.PLUGIN + ", " + Softmax.PLUGIN + "], got '" + plugin + "'");
         };
         p.rejectUnknownKeys(); // first: a misspelt 'plugin' is named as such
         if (picker == null) {

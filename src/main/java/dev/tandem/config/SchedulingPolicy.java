@@ -22,7 +22,16 @@ import java.util.Map;
  *   <li>{@code cache-aware}: SGLang router's cache-aware policy, as a baseline — not-draining and the
  *       {@code cache-aware} picker ({@link PickerSettings.CacheAware}), in both pools, over this router's
  *       own record of what it routed where ({@link PrefixSource#ROUTED}); no local prefill.
+ *   <li>{@code dynamo}: NVIDIA Dynamo's KV router, as a baseline — not-draining; kv-block-cost 1 (overlap weight
+ *       1 × prefill blocks + decode blocks) and the {@code softmax} picker at temperature 0 (Dynamo's
+ *       defaults), in both pools, over the prefix index; no local prefill.
+ *   <li>{@code llm-d}: the llm-d inference scheduler's precise-prefix-cache configuration, as a baseline —
+ *       not-draining; prefix-overlap 2 (its precise-prefix-cache-scorer), kv-utilization 1, and its
+ *       queue-scorer 1 as the pool's queue (prefill: queued-prefill-tokens; decode: active-sequences); the
+ *       max-score picker; over the prefix index; no local prefill.
  * </ul>
+ *
+ * <p>Where the baselines' defaults come from: benchmarks.md, "The dynamo and llm-d baselines".
  *
  * @param prefixes     what the profiles' {@code cachedBlocks} come from
  * @param localPrefill whether a decode worker that holds a prompt's prefix may prefill the rest itself
@@ -32,6 +41,8 @@ public record SchedulingPolicy(
         String name, SchedulerSettings prefill, SchedulerSettings decode, PrefixSource prefixes, boolean localPrefill) {
     public static final String DEFAULT = "default";
     public static final String CACHE_AWARE = "cache-aware";
+    public static final String DYNAMO = "dynamo";
+    public static final String LLM_D = "llm-d";
 
     /** Where a router learns which worker holds which of a prompt's leading blocks. */
     public enum PrefixSource {
@@ -89,6 +100,35 @@ public record SchedulingPolicy(
                 List.of(),
                 PickerSettings.CacheAware.DEFAULTS);
         add(new SchedulingPolicy(CACHE_AWARE, cacheAware, cacheAware, PrefixSource.ROUTED, false));
+        addBaselines(notDraining);
+    }
+
+    /** Dynamo's KV router and llm-d's scheduler with their published defaults (benchmarks.md). */
+    private static void addBaselines(List<String> notDraining) {
+        SchedulerSettings dynamo = new SchedulerSettings(
+                notDraining.stream()
+                        .map(SchedulerSettings.FilterSettings::named)
+                        .toList(),
+                List.of(new WeightedPlugin("kv-block-cost", 1)),
+                PickerSettings.Softmax.DEFAULTS);
+        add(new SchedulingPolicy(DYNAMO, dynamo, dynamo, PrefixSource.INDEX, false));
+        add(new SchedulingPolicy(
+                LLM_D,
+                SchedulerSettings.of(notDraining, llmD("queued-prefill-tokens")),
+                SchedulerSettings.of(notDraining, llmD("active-sequences")),
+                PrefixSource.INDEX,
+                false));
+    }
+
+    /**
+     * llm-d's precise-prefix-cache profile: precise-prefix-cache-scorer 2, kv-cache-utilization-scorer 1,
+     * queue-scorer 1 — the queue being {@code queue} in this pool.
+     */
+    private static List<WeightedPlugin> llmD(String queue) {
+        return List.of(
+                new WeightedPlugin("prefix-overlap", 2),
+                new WeightedPlugin("kv-utilization", 1),
+                new WeightedPlugin(queue, 1));
     }
 
     private static void add(SchedulingPolicy policy) {

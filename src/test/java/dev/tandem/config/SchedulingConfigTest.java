@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.config.PickerSettings.CacheAware;
+import dev.tandem.config.PickerSettings.Softmax;
 import dev.tandem.config.SchedulerSettings.LoadThreshold;
 import dev.tandem.config.SchedulerSettings.NamedFilter;
 import dev.tandem.config.SchedulerSettings.WeightedPlugin;
@@ -112,7 +113,29 @@ class SchedulingConfigTest {
                         "{\"policy\": \"cache-aware\", \"decode-scheduling\": {\"picker\": \"max-score\"}}",
                         "cache-aware",
                         CACHE_AWARE,
-                        profile(List.of(NOT_DRAINING))));
+                        profile(List.of(NOT_DRAINING))),
+                Arguments.of(
+                        // Dynamo's KV router defaults, in both pools: overlap weight 1 (in the scorer), temperature 0
+                        "{\"policy\": \"dynamo\"}", "dynamo", dynamo(Softmax.DEFAULTS), dynamo(new Softmax(0.0, 0))),
+                Arguments.of("""
+                        {"policy": "dynamo", "decode-scheduling": {"picker": {"plugin": "softmax",
+                            "temperature": "0.5", "seed": 42}}}
+                        """, "dynamo", dynamo(Softmax.DEFAULTS), dynamo(new Softmax(0.5, 42))),
+                Arguments.of(
+                        // llm-d's precise-prefix-cache profile: prefix 2, KV utilization 1, the pool's queue 1
+                        "{\"policy\": \"llm-d\"}", "llm-d", llmD("queued-prefill-tokens"), llmD("active-sequences")));
+    }
+
+    private static SchedulerSettings dynamo(Softmax picker) {
+        return new SchedulerSettings(List.of(NOT_DRAINING), List.of(new WeightedPlugin("kv-block-cost", 1)), picker);
+    }
+
+    private static SchedulerSettings llmD(String queue) {
+        return profile(
+                List.of(NOT_DRAINING),
+                new WeightedPlugin("prefix-overlap", 2),
+                new WeightedPlugin("kv-utilization", 1),
+                new WeightedPlugin(queue, 1));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -175,7 +198,13 @@ class SchedulingConfigTest {
                         "unknown configuration key 'router.prefill-scheduling.picker.cache-threshold'"),
                 Arguments.of(
                         picker.formatted("\"fastest\""),
-                        "'router.prefill-scheduling.picker.plugin' must be one of [max-score, cache-aware]"),
+                        "'router.prefill-scheduling.picker.plugin' must be one of [max-score, cache-aware, softmax]"),
+                Arguments.of(
+                        picker.formatted("{\"plugin\": \"softmax\", \"temperature\": -1}"),
+                        "'router.prefill-scheduling.picker.temperature' must be between 0.0 and 100.0"),
+                Arguments.of(
+                        picker.formatted("{\"plugin\": \"softmax\", \"temprature\": 1}"),
+                        "unknown configuration key 'router.prefill-scheduling.picker.temprature'"),
                 Arguments.of(picker.formatted("{}"), "'router.prefill-scheduling.picker.plugin' is required"),
                 Arguments.of(picker.formatted("7"), "'router.prefill-scheduling.picker' must be a name or a mapping"),
                 Arguments.of(

@@ -74,6 +74,8 @@ class WireCodecRoundTripTest {
                         "blocks"),
                 Arguments.of("CacheSpec", CacheSpec.CODEC, new CacheSpec(16, true), "block_size"),
                 Arguments.of(
+                        "CacheSpec(block bytes)", CacheSpec.CODEC, new CacheSpec(16, false, 327_680), "block_size"),
+                Arguments.of(
                         "WorkerDescriptor(cache)",
                         WorkerDescriptor.CODEC,
                         new WorkerDescriptor(

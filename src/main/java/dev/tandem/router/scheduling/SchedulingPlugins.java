@@ -13,7 +13,7 @@ import java.util.function.Supplier;
 
 /**
  * Plugins by the names configuration uses; builds a profile from its settings: filters, scorers and the
- * picker ({@code max-score} or {@code cache-aware}). Every profile starts with
+ * picker ({@code max-score}, {@code cache-aware} or {@code softmax}). Every profile starts with
  * the filters correctness needs — {@code not-failed} and {@code model-match} — whether configured or not.
  */
 public final class SchedulingPlugins {
@@ -35,7 +35,8 @@ public final class SchedulingPlugins {
             "kv-utilization", KvUtilizationScorer::new,
             "session-affinity", SessionAffinityScorer::new,
             "prefix-overlap", PrefixOverlapScorer::new,
-            "prefill-cost", PrefillCostScorer::new);
+            "prefill-cost", PrefillCostScorer::new,
+            "kv-block-cost", KvBlockCostScorer::new);
 
     private SchedulingPlugins() {}
 
@@ -83,6 +84,9 @@ public final class SchedulingPlugins {
     private static Picker picker(PickerSettings settings) {
         if (settings instanceof PickerSettings.CacheAware cacheAware) {
             return new CacheAwarePicker(cacheAware);
+        }
+        if (settings instanceof PickerSettings.Softmax softmax) {
+            return new SoftmaxPicker(softmax);
         }
         return new MaxScorePicker();
     }

@@ -110,7 +110,12 @@ public abstract class EngineWorkerVerticle extends VerticleBase {
                 capacity(),
                 control.draining(),
                 load(),
-                cacheBytes() > 0 ? new CacheSpec(engine.kvLayout().blockSize(), role == WorkerRole.DECODE) : null,
+                cacheBytes() > 0
+                        ? new CacheSpec(
+                                engine.kvLayout().blockSize(),
+                                role == WorkerRole.DECODE,
+                                engine.kvLayout().blockBytes())
+                        : null,
                 card);
     }
 

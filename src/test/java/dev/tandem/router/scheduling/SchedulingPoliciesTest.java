@@ -237,6 +237,61 @@ class SchedulingPoliciesTest {
                         "decode",
                         routed(0, d2Holds, Map.of("d2", 4L)),
                         List.of(w("d1", 0), draining("d2", 0)),
+                        "d1"),
+                // dynamo: kv-block-cost 1 (prefill blocks + decode blocks) and softmax at temperature 0, both pools.
+                // A prompt of 4 blocks: 4 to prefill + 4 new blocks on a worker holding none of it.
+                Arguments.of(
+                        "the holder, its queue (32 tokens: 2 + 2 blocks) cheaper than the prompt (4 + 4)",
+                        "dynamo",
+                        "prefill",
+                        prompt(null, null, 0, p2Holds),
+                        List.of(caching("p1", 0, 0, queued(0)), caching("p2", 1, 0, queued(32))),
+                        "p2"),
+                Arguments.of(
+                        "not the holder whose queue (3000 tokens) costs more than the prompt",
+                        "dynamo",
+                        "prefill",
+                        prompt(null, null, 0, p2Holds),
+                        prefillBusyHolder,
+                        "p1"),
+                Arguments.of(
+                        "a queue the routers counted since the heartbeat counts too",
+                        "dynamo",
+                        "prefill",
+                        prompt(null, null, 0, p2Holds),
+                        List.of(caching("p1", 0, 0, queued(0)), caching("p2", 1, 3000, queued(0))),
+                        "p1"),
+                Arguments.of(
+                        "no draining worker, however cheap",
+                        "dynamo",
+                        "decode",
+                        plain(null, null, 0),
+                        List.of(w("d1", 5), draining("d2", 0)),
+                        "d1"),
+                // llm-d: prefix-overlap 2, kv-utilization 1, the pool's queue 1; max-score.
+                Arguments.of(
+                        "the holder of the whole prompt, whatever its queue",
+                        "llm-d",
+                        "prefill",
+                        prompt(null, null, 0, p2Holds),
+                        prefillBusyHolder,
+                        "p2"),
+                Arguments.of(
+                        "half the prompt cached on the busier one (2 x 0.5) ties with the idle one's queue (1): round-robin",
+                        "llm-d",
+                        "prefill",
+                        prompt(null, null, 1, Map.of("p2", BLOCKS / 2)),
+                        List.of(caching("p1", 0, 0, queued(0)), caching("p2", 1, 0, queued(3000))),
+                        "p2"),
+                Arguments.of(
+                        "decode: the holder even at 97% KV in use (no threshold): 2 + 0.03 against 1 + 1",
+                        "llm-d", "decode", prompt(null, null, 0, d2Holds), decodeFullHolder, "d2"),
+                Arguments.of(
+                        "decode, nothing cached: the fewer sequences and the freer KV",
+                        "llm-d",
+                        "decode",
+                        plain(null, null, 0),
+                        decodeBusyHolder,
                         "d1"));
     }
 
@@ -258,7 +313,8 @@ class SchedulingPoliciesTest {
     @Test
     void namesAndUnknownPolicies() {
         assertEquals(
-                List.of("default", "seed", "round-robin", "least-loaded", "cache-aware"), SchedulingPolicies.names());
+                List.of("default", "seed", "round-robin", "least-loaded", "cache-aware", "dynamo", "llm-d"),
+                SchedulingPolicies.names());
         for (String name : SchedulingPolicies.names()) {
             SchedulingPolicies.profiles(name); // every policy's plugins exist
         }

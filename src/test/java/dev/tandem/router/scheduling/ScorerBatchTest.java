@@ -34,7 +34,8 @@ class ScorerBatchTest {
                 KvUtilizationScorer::new,
                 SessionAffinityScorer::new,
                 PrefixOverlapScorer::new,
-                PrefillCostScorer::new);
+                PrefillCostScorer::new,
+                KvBlockCostScorer::new);
         List<Arguments> out = new ArrayList<>();
         for (Supplier<Scorer> s : scorers) {
             for (int n : new int[] {1, 2, 7, 64}) {
@@ -58,7 +59,8 @@ class ScorerBatchTest {
                     random.nextInt(bound) * 16, random.nextInt(bound), random.nextInt(bound) * 1024L, 1L << 30);
             String id = "w" + i;
             workers.add(new WorkerView(
-                    new WorkerDescriptor(id, WorkerRole.DECODE, "m", 7, "n", 8, false, load, new CacheSpec(16, true)),
+                    new WorkerDescriptor(
+                            id, WorkerRole.DECODE, "m", 7, "n", 8, false, load, new CacheSpec(16, true, 2048)),
                     random.nextInt(bound),
                     random.nextInt(bound) * 16L));
             cached.put(id, random.nextInt(ties ? 2 : 64));

@@ -39,6 +39,8 @@ public final class Addresses {
     public static final String WORKER_JOIN = "tandem.bridge.worker.join";
     /** An external worker's {@link WorkerHeartbeat}s (worker bridge only). */
     public static final String WORKER_HEARTBEAT = "tandem.bridge.worker.heartbeat";
+    /** An external worker's cache events (worker bridge only; a worker that announced a {@code kv_cache}). */
+    public static final String WORKER_KV_EVENTS = "tandem.bridge.worker.kv-events";
     /** Told to external workers when a router's cluster member leaves: {@code {"node": id}}. */
     public static final String WORKER_ROUTER_LEFT = "tandem.bridge.worker.router-left";
     /** Prefix of the reply addresses the worker bridge hands its workers for messages awaiting an answer. */

@@ -2,6 +2,7 @@ package dev.tandem.bridge.worker;
 
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.protocol.Addresses;
+import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerHeartbeat;
 import dev.tandem.protocol.WorkerJoin;
@@ -93,7 +94,15 @@ final class ExternalWorker {
 
     private WorkerDescriptor descriptor(boolean draining, WorkerLoad load) {
         return new WorkerDescriptor(
-                workerId, join.role(), join.model(), join.modelFingerprint(), nodeId, join.maxBatch(), draining, load);
+                workerId,
+                join.role(),
+                join.model(),
+                join.modelFingerprint(),
+                nodeId,
+                join.maxBatch(),
+                draining,
+                load,
+                join.kvBlockSize() > 0 ? new CacheSpec(join.kvBlockSize(), false) : null);
     }
 
     /** Withdraws the registry entry and the consumers; once, whoever asks first (close or shutdown). */

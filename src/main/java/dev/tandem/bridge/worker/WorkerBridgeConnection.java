@@ -32,11 +32,10 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * One external worker's connection to the worker bridge. Its first send must be a {@link WorkerJoin};
- * after that the bridge receives on the worker's addresses in its name and hands it every message
- * (KV chunks as base64), and the worker may send only what a worker of its role sends: KV to decode
- * workers and their cancels (prefill), token batches under its own id (decode), answers to the
- * messages it was handed, and heartbeats. Everything else is refused with an {@code err} frame.
+ * One external worker's connection to the worker bridge. Its first send must be a {@link WorkerJoin}; then the bridge
+ * receives on the worker's addresses in its name and hands it every message (KV as base64); the worker may send what
+ * its role sends (KV and cancels; token batches under its own id), answers, heartbeats and cache events
+ * ({@link BridgeKvEvents}). Everything else is refused with an {@code err} frame.
  */
 final class WorkerBridgeConnection implements BridgeSocket.Handler {
     private static final Logger LOG = Logger.getLogger(WorkerBridgeConnection.class.getName());
@@ -52,6 +51,7 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
 
     private ExternalWorker worker;
     private PendingReplies pending;
+    private BridgeKvEvents kvEvents;
     private boolean joining;
     private int awaitingReplies;
     private int failedJoins;
@@ -99,11 +99,9 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
     @Override
     public void onFrame(String type, String address, JsonObject frame, String replyAddress) {
         if (!type.equals("send")) {
-            refuse(
-                    "unsupported_type",
-                    "the worker bridge takes 'send' and 'ping' frames; it registers the worker's "
-                            + "addresses itself at join",
-                    replyAddress);
+            String detail =
+                    "the worker bridge takes 'send' and 'ping' frames; it registers the worker's addresses at join";
+            refuse("unsupported_type", detail, replyAddress);
             return;
         }
         Object body = frame.getValue("body");
@@ -113,6 +111,8 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
             refuse("not_joined", "send a join to " + Addresses.WORKER_JOIN + " first", replyAddress);
         } else if (address.equals(Addresses.WORKER_HEARTBEAT)) {
             heartbeat(body, replyAddress);
+        } else if (address.equals(Addresses.WORKER_KV_EVENTS)) {
+            kvEvents.onFrame(body, replyAddress);
         } else if (address.startsWith(Addresses.BRIDGE_REPLY_PREFIX)) {
             answer(address, frame, replyAddress);
         } else if (worker.role() == WorkerRole.PREFILL && Addresses.decodeKvWorker(address) != null) {
@@ -202,6 +202,7 @@ final class WorkerBridgeConnection implements BridgeSocket.Handler {
         for (String address : ExternalWorker.addresses(join.role(), id)) {
             w.addConsumer(eventBus.consumer(address, this::deliver));
         }
+        kvEvents = BridgeKvEvents.attach(w, join, eventBus, socket, this::refuse);
         worker = w;
         joining = false;
         w.announce().onComplete(ar -> {

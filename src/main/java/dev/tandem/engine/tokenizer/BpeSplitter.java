@@ -1,7 +1,5 @@
 package dev.tandem.engine.tokenizer;
 
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.text.Normalizer;
@@ -43,7 +41,7 @@ final class BpeSplitter {
         this.byteLevel = byteLevel;
     }
 
-    static BpeSplitter of(JsonObject normalizer, JsonObject preTokenizer) throws IOException {
+    static BpeSplitter of(JsonTree normalizer, JsonTree preTokenizer) throws IOException {
         List<Step> steps = new ArrayList<>();
         boolean byteLevel = preTokenizer != null && addSteps(preTokenizer, steps);
         return new BpeSplitter(normalizer(normalizer), steps, byteLevel);
@@ -67,7 +65,7 @@ final class BpeSplitter {
         return pieces;
     }
 
-    private static UnaryOperator<String> normalizer(JsonObject n) throws IOException {
+    private static UnaryOperator<String> normalizer(JsonTree n) throws IOException {
         if (n == null) {
             return UnaryOperator.identity();
         }
@@ -75,9 +73,9 @@ final class BpeSplitter {
         return switch (type) {
             case "Sequence" -> {
                 UnaryOperator<String> all = UnaryOperator.identity();
-                for (Object o : n.getJsonArray("normalizers", new JsonArray())) {
+                for (Object o : n.getJsonArray("normalizers", List.of())) {
                     UnaryOperator<String> before = all;
-                    UnaryOperator<String> next = normalizer((JsonObject) o);
+                    UnaryOperator<String> next = normalizer((JsonTree) o);
                     all = s -> next.apply(before.apply(s));
                 }
                 yield all;
@@ -101,13 +99,13 @@ final class BpeSplitter {
     }
 
     /** Adds the steps of a pre-tokenizer; true when it includes the byte-level mapping. */
-    private static boolean addSteps(JsonObject p, List<Step> steps) throws IOException {
+    private static boolean addSteps(JsonTree p, List<Step> steps) throws IOException {
         String type = p.getString("type", "");
         switch (type) {
             case "Sequence" -> {
                 boolean byteLevel = false;
-                for (Object o : p.getJsonArray("pretokenizers", new JsonArray())) {
-                    byteLevel |= addSteps((JsonObject) o, steps);
+                for (Object o : p.getJsonArray("pretokenizers", List.of())) {
+                    byteLevel |= addSteps((JsonTree) o, steps);
                 }
                 return byteLevel;
             }
@@ -138,7 +136,7 @@ final class BpeSplitter {
         }
     }
 
-    private static void addByteLevel(JsonObject p, List<Step> steps) throws IOException {
+    private static void addByteLevel(JsonTree p, List<Step> steps) throws IOException {
         if (p.getBoolean("add_prefix_space", false)) {
             steps.add((piece, first, out) -> out.add(first && !piece.startsWith(" ") ? " " + piece : piece));
         }
@@ -152,7 +150,7 @@ final class BpeSplitter {
     }
 
     /** Spaces become {@code ▁}, with one put first as the scheme says ({@code always}, {@code first}, {@code never}). */
-    private static Step metaspace(JsonObject p) {
+    private static Step metaspace(JsonTree p) {
         String replacement = p.getString("replacement", METASPACE);
         String scheme = p.getString("prepend_scheme", p.getBoolean("add_prefix_space", true) ? "always" : "never");
         return (piece, first, out) -> {
@@ -203,7 +201,7 @@ final class BpeSplitter {
     }
 
     /** A {@code {"String": s}} or {@code {"Regex": r}} pattern; Unicode classes as Rust's regex has them. */
-    private static Pattern pattern(JsonObject p) throws IOException {
+    private static Pattern pattern(JsonTree p) throws IOException {
         if (p == null) {
             throw new IOException("tokenizer.json: a Split or Replace without a pattern");
         }

@@ -1,7 +1,5 @@
 package dev.tandem.engine.tokenizer;
 
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -311,15 +309,15 @@ public final class BpeTokenizer implements Tokenizer {
         return out;
     }
 
-    private static boolean decoderHas(JsonObject decoder, String type) {
+    private static boolean decoderHas(JsonTree decoder, String type) {
         if (decoder == null) {
             return false;
         }
         if (type.equals(decoder.getString("type"))) {
             return true;
         }
-        for (Object o : decoder.getJsonArray("decoders", new JsonArray())) {
-            if (decoderHas((JsonObject) o, type)) {
+        for (Object o : decoder.getJsonArray("decoders", List.of())) {
+            if (decoderHas((JsonTree) o, type)) {
                 return true;
             }
         }
@@ -327,7 +325,7 @@ public final class BpeTokenizer implements Tokenizer {
     }
 
     /** A {@code Strip} of a leading space, or a {@code Metaspace} decoder that prepends: llama2.c's rule too. */
-    private static boolean stripsFirstSpace(JsonObject decoder) {
+    private static boolean stripsFirstSpace(JsonTree decoder) {
         if (decoder == null) {
             return false;
         }
@@ -339,8 +337,8 @@ public final class BpeTokenizer implements Tokenizer {
             return !"never".equals(decoder.getString("prepend_scheme", "always"))
                     && decoder.getBoolean("add_prefix_space", true);
         }
-        for (Object o : decoder.getJsonArray("decoders", new JsonArray())) {
-            if (stripsFirstSpace((JsonObject) o)) {
+        for (Object o : decoder.getJsonArray("decoders", List.of())) {
+            if (stripsFirstSpace((JsonTree) o)) {
                 return true;
             }
         }
@@ -348,24 +346,24 @@ public final class BpeTokenizer implements Tokenizer {
     }
 
     /** The special token a {@code TemplateProcessing} post-processor puts before a single text, or -1. */
-    private static int bos(JsonObject post, Map<String, Integer> added, Map<String, Integer> vocab) {
+    private static int bos(JsonTree post, Map<String, Integer> added, Map<String, Integer> vocab) {
         if (post == null) {
             return -1;
         }
         if ("Sequence".equals(post.getString("type"))) {
-            for (Object o : post.getJsonArray("processors", new JsonArray())) {
-                int id = bos((JsonObject) o, added, vocab);
+            for (Object o : post.getJsonArray("processors", List.of())) {
+                int id = bos((JsonTree) o, added, vocab);
                 if (id >= 0) {
                     return id;
                 }
             }
             return -1;
         }
-        JsonArray single = post.getJsonArray("single");
+        List<Object> single = post.getJsonArray("single");
         if (!"TemplateProcessing".equals(post.getString("type")) || single == null || single.isEmpty()) {
             return -1;
         }
-        JsonObject special = single.getJsonObject(0).getJsonObject("SpecialToken");
+        JsonTree special = single.get(0) instanceof JsonTree first ? first.getJsonObject("SpecialToken") : null;
         if (special == null) {
             return -1;
         }
@@ -374,8 +372,8 @@ public final class BpeTokenizer implements Tokenizer {
     }
 
     /** {@code eos_token} of a {@code tokenizer_config.json}: a string or {@code {"content": ...}}. */
-    private static String eosToken(String config) {
-        Object eos = new JsonObject(config).getValue("eos_token");
-        return eos instanceof String s ? s : eos instanceof JsonObject o ? o.getString("content") : null;
+    private static String eosToken(String config) throws IOException {
+        Object eos = JsonTree.parse(config).getValue("eos_token");
+        return eos instanceof String s ? s : eos instanceof JsonTree o ? o.getString("content") : null;
     }
 }

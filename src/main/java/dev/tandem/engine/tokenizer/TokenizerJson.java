@@ -1,13 +1,10 @@
 package dev.tandem.engine.tokenizer;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -35,10 +32,10 @@ final class TokenizerJson {
     boolean byteFallback;
     boolean ignoreMerges;
     String unkToken;
-    JsonObject normalizer;
-    JsonObject preTokenizer;
-    JsonObject postProcessor;
-    JsonObject decoder;
+    JsonTree normalizer;
+    JsonTree preTokenizer;
+    JsonTree postProcessor;
+    JsonTree decoder;
 
     static TokenizerJson read(InputStream in, String source) throws IOException {
         TokenizerJson t = new TokenizerJson();
@@ -126,26 +123,19 @@ final class TokenizerJson {
     private void readAdded(JsonParser p, String source) throws IOException {
         expect(p.currentToken(), JsonToken.START_ARRAY, source + " added_tokens");
         while (p.nextToken() == JsonToken.START_OBJECT) {
-            JsonObject o = subtree(p);
+            JsonTree o = subtree(p);
             Integer id = o.getInteger("id");
             String content = o.getString("content");
             if (id == null || content == null) {
-                throw new IOException(source + ": an added token without id or content: " + o.encode());
+                throw new IOException(source + ": an added token without id or content: " + o);
             }
             added.add(new AddedToken(id, content, o.getBoolean("special", false)));
         }
     }
 
     /** The object (or null) the parser is at, as a Vert.x JSON object. */
-    private static JsonObject subtree(JsonParser p) throws IOException {
-        if (p.currentToken() == JsonToken.VALUE_NULL) {
-            return null;
-        }
-        StringWriter out = new StringWriter();
-        try (JsonGenerator g = JSON.createGenerator(out)) {
-            g.copyCurrentStructure(p);
-        }
-        return new JsonObject(out.toString());
+    private static JsonTree subtree(JsonParser p) throws IOException {
+        return JsonTree.value(p) instanceof JsonTree t ? t : null;
     }
 
     private static void expect(JsonToken actual, JsonToken expected, String what) throws IOException {

@@ -226,6 +226,20 @@ class BpeTokenizerTest {
     }
 
     @Test
+    void partialCharacterBytesSurviveTheClusterTokenizerImage() throws IOException {
+        BpeTokenizer t = trained();
+        UpstreamTokenizer u = new UpstreamTokenizer("http://gpu:8000", "m", t.pieces(), t.bos());
+        Tokenizer back = TokenizerImages.read(TokenizerImages.of(u));
+        int partial = 0;
+        for (int id = 0; id < t.vocabSize(); id++) {
+            assertArrayEquals(t.decode(-1, id), back.decode(-1, id), "token " + id);
+            partial += validUtf8(t.decode(-1, id)) ? 0 : 1;
+        }
+        assertTrue(partial > 0, "the vocabulary has tokens holding part of a character");
+        assertEquals(TokenizerIdentity.of(u), TokenizerIdentity.of(back));
+    }
+
+    @Test
     void theByteAlphabetIsGpt2s() {
         assertEquals("Ġ", ByteLevelAlphabet.spell(new byte[] {' '}, 0, 1));
         assertEquals("Ċ", ByteLevelAlphabet.spell(new byte[] {'\n'}, 0, 1));

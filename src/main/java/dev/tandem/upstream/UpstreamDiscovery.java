@@ -3,8 +3,9 @@ package dev.tandem.upstream;
 import dev.tandem.config.ConfigException;
 import dev.tandem.config.ModelSettings;
 import dev.tandem.config.UpstreamSettings;
-import dev.tandem.engine.tokenizer.Llama2cTokenizer;
+import dev.tandem.engine.tokenizer.BpeTokenizer;
 import dev.tandem.engine.tokenizer.Tokenizer;
+import dev.tandem.engine.tokenizer.TokenizerFiles;
 import dev.tandem.engine.tokenizer.UpstreamTokenizer;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -27,9 +28,6 @@ import java.util.logging.Logger;
  */
 public final class UpstreamDiscovery {
     private static final Logger LOG = Logger.getLogger(UpstreamDiscovery.class.getName());
-    /** /detokenize calls in flight while learning the vocabulary. */
-    private static final int PARALLEL = 16;
-
     private static final int MAX_VOCAB = 1 << 22;
 
     private UpstreamDiscovery() {}
@@ -43,11 +41,13 @@ public final class UpstreamDiscovery {
             throw new IllegalStateException("the upstream " + client.baseUrl()
                     + " lists no model with an id and a max_model_len in /v1/models: " + model.encode());
         }
+        long start = System.nanoTime();
         Tokenizer tokenizer = settings.tokenizer().isBlank()
-                ? learnTokenizer(client, name, u.vocabSize())
-                : tokenizerFile(settings.tokenizer());
+                ? learnTokenizer(client, name, u.vocabSize(), context)
+                : tokenizerFile(client, name, settings.tokenizer());
         LOG.info("upstream " + client.baseUrl() + " (" + u.protocol() + ") serves '" + name + "', context " + context
-                + ", vocabulary " + tokenizer.vocabSize());
+                + ", vocabulary " + tokenizer.vocabSize() + " ready in " + (System.nanoTime() - start) / 1_000_000
+                + " ms");
         return UpstreamModel.of(name, context, tokenizer);
     }
 
@@ -73,34 +73,51 @@ public final class UpstreamDiscovery {
         }
     }
 
-    private static Tokenizer tokenizerFile(String file) {
+    /**
+     * A llama2.c {@code tokenizer.bin} encodes in process, as before; a {@code tokenizer.json} (or a model
+     * directory holding one) gives every token's exact bytes while the upstream's {@code /tokenize} stays
+     * the authority on encoding, so prompts are the ids the upstream would make.
+     */
+    private static Tokenizer tokenizerFile(UpstreamClient client, String model, String file) {
+        Tokenizer loaded;
         try {
-            return Llama2cTokenizer.load(Path.of(file));
+            loaded = TokenizerFiles.load(Path.of(file));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read tokenizer " + file + ": " + e.getMessage(), e);
         }
+        if (!(loaded instanceof BpeTokenizer bpe)) {
+            return loaded;
+        }
+        return new UpstreamTokenizer(client.baseUrl(), model, bpe.pieces(), bos(client, model));
     }
 
-    /** Every token's text from /detokenize, and BOS from what /tokenize adds to an empty text. */
-    static UpstreamTokenizer learnTokenizer(UpstreamClient client, String model, int configuredVocab) {
+    /** Every token's text from /detokenize in bulk ({@link VocabularyLearner}), and BOS from /tokenize. */
+    static UpstreamTokenizer learnTokenizer(UpstreamClient client, String model, int configuredVocab, int context) {
         int vocab = configuredVocab > 0 ? configuredVocab : probeVocab(client, model);
-        byte[][] pieces = new byte[vocab][];
-        for (int start = 0; start < vocab; start += PARALLEL) {
-            List<Future<String>> batch = new ArrayList<>();
-            for (int t = start; t < Math.min(vocab, start + PARALLEL); t++) {
-                batch.add(detokenize(client, model, t));
-            }
-            get(Future.all(batch));
-            for (int i = 0; i < batch.size(); i++) {
-                pieces[start + i] = batch.get(i).result().getBytes(StandardCharsets.UTF_8);
-            }
+        VocabularyLearner learner = new VocabularyLearner(client, model, t -> detokenize(client, model, t));
+        VocabularyLearner.Delimiter delimiter = get(learner.delimiter());
+        int batch = Math.max(1, Math.min(VocabularyLearner.MAX_BATCH, (context - 1) / 2));
+        int window = VocabularyLearner.window(delimiter, batch);
+        List<String> texts = new ArrayList<>(vocab);
+        for (int start = 0; start < vocab; start += window) {
+            texts.addAll(get(learner.texts(delimiter, start, Math.min(vocab, start + window), batch)));
         }
+        VocabularyLearner.logPartial(client.baseUrl(), texts);
+        byte[][] pieces = new byte[vocab][];
+        for (int t = 0; t < vocab; t++) {
+            pieces[t] = texts.get(t).getBytes(StandardCharsets.UTF_8);
+        }
+        return new UpstreamTokenizer(client.baseUrl(), model, pieces, bos(client, model));
+    }
+
+    /** The token /tokenize puts before an empty text, or -1. */
+    private static int bos(UpstreamClient client, String model) {
         JsonObject empty =
                 new JsonObject().put("model", model).put("prompt", "").put("add_special_tokens", true);
         JsonArray bos = get(client.postJson("/tokenize", empty)
                         .recover(e -> retryable(e) ? client.postJson("/tokenize", empty) : Future.failedFuture(e)))
                 .getJsonArray("tokens", new JsonArray());
-        return new UpstreamTokenizer(client.baseUrl(), model, pieces, bos.isEmpty() ? -1 : bos.getInteger(0));
+        return bos.isEmpty() ? -1 : bos.getInteger(0);
     }
 
     /** The vocabulary's size: the first id /detokenize refuses (doubling, then bisecting). */

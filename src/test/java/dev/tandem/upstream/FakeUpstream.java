@@ -1,5 +1,6 @@
 package dev.tandem.upstream;
 
+import dev.tandem.engine.tokenizer.BpeTokenizer;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
@@ -58,6 +59,13 @@ final class FakeUpstream {
     final java.util.concurrent.atomic.AtomicInteger closedEarly = new java.util.concurrent.atomic.AtomicInteger();
 
     volatile Fault fault = Fault.NONE;
+    /** A tokenizer.json vocabulary served instead of {@link FakeVocabulary}'s (null: that one). */
+    volatile BpeTokenizer bpe;
+    /** What a decode instance generates. */
+    volatile String answerText = ANSWER;
+    /** {@code /detokenize} calls answered: learning a vocabulary must not take one per token. */
+    final java.util.concurrent.atomic.AtomicInteger detokenizeCalls = new java.util.concurrent.atomic.AtomicInteger();
+
     volatile boolean healthy = true;
     volatile int running;
     volatile int waiting;
@@ -106,8 +114,7 @@ final class FakeUpstream {
                             .putHeader("Content-Type", "text/plain; version=0.0.4")
                             .end(metrics());
                 case "/tokenize" -> {
-                    int[] ids = FakeVocabulary.encode(
-                            body.getString("prompt"), body.getBoolean("add_special_tokens", true));
+                    int[] ids = encode(body.getString("prompt"), body.getBoolean("add_special_tokens", true));
                     json(
                             req.response(),
                             200,
@@ -168,16 +175,17 @@ final class FakeUpstream {
     }
 
     private void detokenize(HttpServerResponse response, JsonObject body) {
+        detokenizeCalls.incrementAndGet();
         JsonArray tokens = body.getJsonArray("tokens");
         int[] ids = new int[tokens.size()];
         for (int i = 0; i < ids.length; i++) {
             ids[i] = tokens.getInteger(i);
-            if (ids[i] < 0 || ids[i] >= FakeVocabulary.SIZE) {
+            if (ids[i] < 0 || ids[i] >= vocabSize()) {
                 error(response, 400, "Token id " + ids[i] + " is out of vocabulary");
                 return;
             }
         }
-        String text = FakeVocabulary.decode(ids);
+        String text = decode(ids);
         json(
                 response,
                 200,
@@ -237,6 +245,35 @@ final class FakeUpstream {
             a.add(id);
         }
         return a;
+    }
+
+    int[] encode(String text, boolean addSpecial) {
+        BpeTokenizer t = bpe;
+        return t == null ? FakeVocabulary.encode(text, addSpecial) : t.encode(text, addSpecial);
+    }
+
+    int vocabSize() {
+        BpeTokenizer t = bpe;
+        return t == null ? FakeVocabulary.SIZE : t.vocabSize();
+    }
+
+    /** As vLLM's detokenizer: the tokens' bytes read as UTF-8, each incomplete character as U+FFFD. */
+    String decode(int[] ids) {
+        BpeTokenizer t = bpe;
+        if (t == null) {
+            return FakeVocabulary.decode(ids);
+        }
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (int id : ids) {
+            out.writeBytes(t.decode(-1, id));
+        }
+        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** The tokens this decode instance generates for a limit. */
+    int[] answerTokens(int maxTokens) {
+        int[] all = encode(answerText, false);
+        return java.util.Arrays.copyOf(all, Math.min(all.length, maxTokens));
     }
 
     /** The tokens a decode instance generates for a limit. */

@@ -69,14 +69,14 @@ final class FakeVllm {
             FakeUpstream.error(response, 400, "the fake decode instance expects do_remote_prefill");
             return;
         }
-        int[] tokens = FakeUpstream.answer(body.getInteger("max_tokens"));
-        boolean cut = tokens.length < FakeVocabulary.encode(FakeUpstream.ANSWER, false).length;
+        int[] tokens = fake.answerTokens(body.getInteger("max_tokens"));
+        boolean cut = tokens.length < fake.encode(fake.answerText, false).length;
         List<String> events = new ArrayList<>();
         for (int i = 0; i < tokens.length; i++) {
             boolean last = i == tokens.length - 1;
             JsonObject choice = new JsonObject()
                     .put("index", 0)
-                    .put("text", FakeVocabulary.piece(tokens[i]))
+                    .put("text", fake.decode(new int[] {tokens[i]}))
                     .putNull("logprobs")
                     .put("finish_reason", last ? (cut ? "length" : "stop") : null)
                     .putNull("stop_reason");

@@ -52,7 +52,12 @@ final class UpstreamCluster implements AutoCloseable {
     }
 
     TandemNode worker(UpstreamSettings upstream, String id, boolean prefill) {
-        TandemConfig c = config.withModel(config.model().withUpstream(upstream));
+        return worker(upstream, id, prefill, "");
+    }
+
+    /** A worker given {@code tokenizer} (model.tokenizer: a file or model directory; "" for none). */
+    TandemNode worker(UpstreamSettings upstream, String id, boolean prefill, String tokenizer) {
+        TandemConfig c = config.withModel(config.model().withUpstream(upstream).withTokenizer(tokenizer));
         TandemNode node = TandemNode.start(
                 c, new TandemNode.Plan(false, prefill ? List.of(id) : List.of(), prefill ? List.of() : List.of(id)));
         workers.add(node);

@@ -1,0 +1,165 @@
+package dev.tandem.upstream;
+
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import java.util.logging.Logger;
+
+/**
+ * Learns every token's text from an upstream without a tokenizer file, in bulk: one {@code /detokenize}
+ * of {@code [D, t0, D, t1, ..., D]} answers for a whole batch, where {@code D} is a delimiter token
+ * whose text is one character (found through {@code /tokenize}), and the answer splits on it. vLLM
+ * and SGLang expose no call that lists a vocabulary: {@code /tokenize}'s {@code return_token_strs}
+ * only names the tokens of a text, and {@code /get_tokenizer_info} holds the tokenizer's settings,
+ * not its vocabulary. Decoding between delimiters also keeps a SentencePiece token's leading space,
+ * which a decoder strips from the start of a text.
+ *
+ * <p>A batch that does not split into as many texts as it has tokens (a token's text holds the
+ * delimiter) or that the upstream refuses (longer than its context) is halved until it does, down to
+ * single tokens. Without a usable delimiter every token is asked alone, {@code PARALLEL} at a time.
+ *
+ * <p>What no detokenizing can learn: a byte-level token that holds part of a UTF-8 character decodes,
+ * alone or not, to U+FFFD; those are counted and logged, and a {@code tokenizer.json} makes them exact.
+ */
+final class VocabularyLearner {
+    private static final Logger LOG = Logger.getLogger(VocabularyLearner.class.getName());
+    /** Delimiters tried in turn: rare inside other tokens, one token in most vocabularies. */
+    private static final String[] DELIMITERS = {"\u001f", "~", "|", "\n"};
+
+    static final int MAX_BATCH = 4096;
+    /** Batches (or single tokens, without a delimiter) in flight at once. */
+    private static final int PARALLEL = 16;
+
+    private final UpstreamClient client;
+    private final String model;
+    private final Function<Integer, Future<String>> detokenizeOne;
+
+    VocabularyLearner(UpstreamClient client, String model, Function<Integer, Future<String>> detokenizeOne) {
+        this.client = client;
+        this.model = model;
+        this.detokenizeOne = detokenizeOne;
+    }
+
+    /** A delimiter token and its one-character text, or null when none round-trips. */
+    Future<Delimiter> delimiter() {
+        Future<Delimiter> found = Future.succeededFuture(null);
+        for (String text : DELIMITERS) {
+            found = found.compose(d -> d != null ? Future.succeededFuture(d) : tryDelimiter(text));
+        }
+        return found;
+    }
+
+    record Delimiter(int token, String text) {}
+
+    private Future<Delimiter> tryDelimiter(String text) {
+        JsonObject body =
+                new JsonObject().put("model", model).put("prompt", text).put("add_special_tokens", false);
+        return client.postJson("/tokenize", body)
+                .compose(a -> {
+                    JsonArray ids = a.getJsonArray("tokens", new JsonArray());
+                    if (ids.isEmpty()) {
+                        return Future.succeededFuture((Delimiter) null);
+                    }
+                    int token = ids.getInteger(ids.size() - 1); // after a SentencePiece model's "▁", if any
+                    return detokenize(List.of(token, token))
+                            .map(decoded -> decoded.equals(text + text) ? new Delimiter(token, text) : null);
+                })
+                .otherwise((Delimiter) null);
+    }
+
+    /** The texts of tokens {@code [from, to)}, batches of at most {@code batch} tokens. */
+    Future<List<String>> texts(Delimiter d, int from, int to, int batch) {
+        if (d == null) {
+            List<Future<String>> singles = new ArrayList<>();
+            for (int t = from; t < to; t++) {
+                singles.add(detokenizeOne.apply(t));
+            }
+            return Future.all(singles).map(all -> all.<String>list());
+        }
+        List<Future<List<String>>> parts = new ArrayList<>();
+        for (int start = from; start < to; start += batch) {
+            parts.add(batch(d, start, Math.min(to, start + batch)));
+        }
+        return Future.all(parts).map(all -> {
+            List<String> out = new ArrayList<>(to - from);
+            for (int i = 0; i < parts.size(); i++) {
+                out.addAll(all.<List<String>>resultAt(i));
+            }
+            return out;
+        });
+    }
+
+    /** One batch; halved when it does not split cleanly or is refused. */
+    private Future<List<String>> batch(Delimiter d, int from, int to) {
+        if (to - from == 1) {
+            return detokenizeOne.apply(from).map(List::of);
+        }
+        List<Integer> ids = new ArrayList<>(2 * (to - from) + 1);
+        ids.add(d.token());
+        for (int t = from; t < to; t++) {
+            ids.add(t);
+            ids.add(d.token());
+        }
+        return detokenize(ids)
+                .map(text -> split(text, d.text(), to - from))
+                .recover(e -> e instanceof UpstreamException u && u.clientError()
+                        ? Future.succeededFuture(null)
+                        : Future.failedFuture(e))
+                .compose(texts -> {
+                    if (texts != null) {
+                        return Future.succeededFuture(texts);
+                    }
+                    int mid = (from + to) >>> 1;
+                    return batch(d, from, mid)
+                            .compose(a -> batch(d, mid, to).map(b -> {
+                                List<String> out = new ArrayList<>(a);
+                                out.addAll(b);
+                                return out;
+                            }));
+                });
+    }
+
+    /** The n texts between n + 1 delimiters, or null when the text is not so made. */
+    static List<String> split(String text, String delimiter, int n) {
+        if (!text.startsWith(delimiter) || !text.endsWith(delimiter) || text.length() < delimiter.length() * (n + 1)) {
+            return null;
+        }
+        List<String> out = new ArrayList<>(n);
+        int at = delimiter.length();
+        while (at < text.length()) {
+            int next = text.indexOf(delimiter, at);
+            out.add(text.substring(at, next));
+            at = next + delimiter.length();
+        }
+        return out.size() == n ? out : null;
+    }
+
+    private Future<String> detokenize(List<Integer> ids) {
+        return client.postJson(
+                        "/detokenize", new JsonObject().put("model", model).put("tokens", new JsonArray(ids)))
+                .map(a -> {
+                    String text = a.getString("prompt", a.getString("text"));
+                    if (text == null) {
+                        throw new UpstreamException(0, "a /detokenize answer with no text: " + a.encode());
+                    }
+                    return text;
+                });
+    }
+
+    /** How many tokens are in flight at once: bounds what one window of {@link #texts} asks. */
+    static int window(Delimiter d, int batch) {
+        return d == null ? PARALLEL : PARALLEL * batch;
+    }
+
+    static void logPartial(String baseUrl, List<String> texts) {
+        long partial = texts.stream().filter(s -> s.indexOf('\uFFFD') >= 0).count();
+        if (partial > 0) {
+            LOG.warning("the upstream " + baseUrl + " detokenizes " + partial + " tokens to U+FFFD (byte-level"
+                    + " tokens holding part of a UTF-8 character): give model.tokenizer the model's tokenizer.json"
+                    + " for their exact bytes");
+        }
+    }
+}

@@ -14,6 +14,15 @@ public interface ChatTemplate {
     String render(List<ChatMessage> messages);
 
     /**
+     * The prompt for a whole chat request. Templates of their own ({@link JinjaChatTemplate}) use
+     * tools, add_generation_prompt, continue_final_message and the kwargs; the built-in ones render
+     * the messages only.
+     */
+    default String render(ChatPrompt prompt) {
+        return render(prompt.messages());
+    }
+
+    /**
      * Tandem's default, for models without a template of their own (the built-in model): each turn
      * as {@code <|role|>\n} + content + {@code \n}, then {@code <|assistant|>\n} for the reply.
      */

@@ -1,0 +1,70 @@
+package dev.tandem.engine.tokenizer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ChatTemplateLoaderTest {
+
+    private static final List<ChatMessage> HI = List.of(new ChatMessage("user", "hi"));
+
+    @Test
+    void readsTheStringTemplateAndSpecialTokensAsStringsOrObjects(@TempDir Path dir) throws Exception {
+        Files.writeString(
+                dir.resolve("tokenizer_config.json"),
+                new JsonObject()
+                        .put(
+                                "chat_template",
+                                "{{ bos_token }}{% for m in messages %}[{{ m.content }}]{% endfor %}{{ eos_token }}")
+                        .put("bos_token", new JsonObject().put("content", "<s>").put("lstrip", false))
+                        .put("eos_token", "</s>")
+                        .encode());
+        ChatTemplate t = ChatTemplateLoader.load(dir, Clock.systemUTC());
+        assertEquals("<s>[hi]</s>", t.render(HI));
+    }
+
+    @Test
+    void picksToolUseForChatsWithToolsAndDefaultOtherwise(@TempDir Path dir) throws Exception {
+        JsonArray templates = new JsonArray()
+                .add(new JsonObject().put("name", "default").put("template", "plain"))
+                .add(new JsonObject().put("name", "tool_use").put("template", "tools:{{ tools|length }}"));
+        Files.writeString(
+                dir.resolve("tokenizer_config.json"),
+                new JsonObject().put("chat_template", templates).encode());
+        ChatTemplate t = ChatTemplateLoader.load(dir, Clock.systemUTC());
+        assertEquals("plain", t.render(HI));
+        assertEquals("tools:1", t.render(new ChatPrompt(HI, List.of(Map.of("type", "function")), true, false, null)));
+    }
+
+    @Test
+    void aChatTemplateJinjaFileWinsAndNoTemplateIsNull(@TempDir Path dir) throws Exception {
+        assertNull(ChatTemplateLoader.load(dir, Clock.systemUTC()));
+        Files.writeString(
+                dir.resolve("tokenizer_config.json"),
+                new JsonObject().put("chat_template", "config").encode());
+        Files.writeString(dir.resolve("chat_template.jinja"), "file");
+        assertEquals("file", ChatTemplateLoader.load(dir, Clock.systemUTC()).render(HI));
+    }
+
+    @Test
+    void raiseExceptionBecomesAChatTemplateExceptionWithTheTemplatesMessage() {
+        JinjaChatTemplate t = new JinjaChatTemplate(
+                "t",
+                "{% if messages[0].role == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}ok",
+                Map.of());
+        assertEquals("ok", t.render(HI));
+        ChatTemplateException e =
+                assertThrows(ChatTemplateException.class, () -> t.render(List.of(new ChatMessage("system", "s"))));
+        assertEquals("System role not supported", e.getMessage());
+    }
+}

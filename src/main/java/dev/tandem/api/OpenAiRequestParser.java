@@ -1,6 +1,7 @@
 package dev.tandem.api;
 
-import dev.tandem.engine.tokenizer.ChatMessage;
+import dev.tandem.engine.tokenizer.ChatPrompt;
+import dev.tandem.engine.tokenizer.ChatTemplateException;
 import dev.tandem.protocol.Sampling;
 import dev.tandem.router.GenerationRequest;
 import dev.tandem.router.ServedModel;
@@ -11,7 +12,6 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -25,7 +25,6 @@ public final class OpenAiRequestParser {
     /** Prompt text an event loop tokenizes itself: BPE of this much takes some tens of microseconds. */
     static final int EVENT_LOOP_TEXT_CHARS = 256;
 
-    private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant");
     private static final List<String> COMPLETION_UNSUPPORTED =
             List.of("logit_bias", "logprobs", "suffix", "presence_penalty", "frequency_penalty", "tools", "functions");
     private static final List<String> CHAT_UNSUPPORTED = List.of(
@@ -134,9 +133,9 @@ public final class OpenAiRequestParser {
         if (modalities != null && !modalities.equals(new JsonArray().add("text"))) {
             throw unsupported("modalities", "only the \"text\" modality is supported");
         }
-        List<ChatMessage> messages = messages(body.getValue("messages"));
+        ChatPrompt chat = ChatPrompts.parse(body);
         ServedModel model = model(body);
-        int[] prompt = encode(model, model.chatTemplate().render(messages), "messages");
+        int[] prompt = encode(model, render(model, chat), "messages");
         Long max = RequestFields.optionalInteger(body, "max_completion_tokens", 1, Integer.MAX_VALUE);
         String maxField = "max_completion_tokens";
         if (max == null) {
@@ -144,6 +143,15 @@ public final class OpenAiRequestParser {
             maxField = "max_tokens";
         }
         return common(model, body, prompt, max, maxField, ApiKind.CHAT, sessionHeader);
+    }
+
+    /** The model's template applied; a template that refuses the chat (raise_exception) is a 400. */
+    private static String render(ServedModel model, ChatPrompt chat) {
+        try {
+            return model.chatTemplate().render(chat);
+        } catch (ChatTemplateException e) {
+            throw ApiException.invalid("messages", e.getMessage());
+        }
     }
 
     /** The model the body names, or the only one served; else the API error that says why there is none. */
@@ -285,52 +293,6 @@ public final class OpenAiRequestParser {
         return bytes;
     }
 
-    private static List<ChatMessage> messages(Object value) {
-        if (!(value instanceof JsonArray array)) {
-            throw value == null
-                    ? ApiException.invalid("messages", "'messages' is required")
-                    : ApiException.invalidType("messages", "an array of messages");
-        }
-        if (array.isEmpty()) {
-            throw ApiException.invalid("messages", "'messages' must not be empty");
-        }
-        List<ChatMessage> out = new ArrayList<>(array.size());
-        for (int i = 0; i < array.size(); i++) {
-            String param = "messages[" + i + "]";
-            if (!(array.getValue(i) instanceof JsonObject m)) {
-                throw ApiException.invalidType(param, "an object with 'role' and 'content'");
-            }
-            Object role = m.getValue("role");
-            if (!(role instanceof String r) || !ROLES.contains(r)) {
-                throw role instanceof String && role.equals("tool")
-                        ? unsupported(param + ".role", "tool messages are not supported")
-                        : ApiException.invalid(param + ".role", "'role' must be one of " + ROLES);
-            }
-            out.add(new ChatMessage(r, content(m.getValue("content"), param + ".content")));
-        }
-        return out;
-    }
-
-    private static String content(Object value, String param) {
-        if (value instanceof String s) {
-            return s;
-        }
-        if (!(value instanceof JsonArray parts)) {
-            throw ApiException.invalidType(param, "a string or an array of text parts");
-        }
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < parts.size(); i++) {
-            if (!(parts.getValue(i) instanceof JsonObject part) || !(part.getValue("text") instanceof String text)) {
-                throw ApiException.invalidType(param + "[" + i + "]", "a text part {\"type\": \"text\", \"text\": …}");
-            }
-            if (!"text".equals(part.getValue("type"))) {
-                throw unsupported(param + "[" + i + "].type", "only text content parts are supported");
-            }
-            sb.append(text);
-        }
-        return sb.toString();
-    }
-
     private static List<String> stops(JsonObject body) {
         Object value = body.getValue("stop");
         if (value == null) {
@@ -382,7 +344,7 @@ public final class OpenAiRequestParser {
         }
     }
 
-    private static ApiException unsupported(String param, String message) {
+    static ApiException unsupported(String param, String message) {
         return new ApiException(400, "invalid_request_error", param, "unsupported_parameter", message);
     }
 }

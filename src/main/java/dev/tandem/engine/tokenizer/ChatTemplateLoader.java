@@ -1,13 +1,13 @@
 package dev.tandem.engine.tokenizer;
 
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -18,15 +18,18 @@ import java.util.Map;
  */
 public final class ChatTemplateLoader {
 
+    // Jackson rather than Vert.x's JSON: the engine packages know nothing of Vert.x.
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private ChatTemplateLoader() {}
 
     /** The directory's template, or null when it has none (the caller keeps its role-tags default). */
     public static ChatTemplate load(Path modelDir, Clock clock) {
         Path configFile = modelDir.resolve("tokenizer_config.json");
-        JsonObject config = Files.isRegularFile(configFile) ? new JsonObject(read(configFile)) : new JsonObject();
+        Map<?, ?> config = Files.isRegularFile(configFile) ? parse(configFile) : Map.of();
         Map<String, String> tokens = new LinkedHashMap<>();
         for (String key : new String[] {"bos_token", "eos_token", "unk_token", "pad_token"}) {
-            tokens.put(key, tokenText(config.getValue(key)));
+            tokens.put(key, tokenText(config.get(key)));
         }
         Map<String, String> sources = sources(modelDir, config);
         if (sources.isEmpty()) {
@@ -41,20 +44,21 @@ public final class ChatTemplateLoader {
     }
 
     /** Template sources by name ("default", "tool_use", …), in HF's order of precedence. */
-    static Map<String, String> sources(Path modelDir, JsonObject config) {
+    static Map<String, String> sources(Path modelDir, Map<?, ?> config) {
         Map<String, String> out = new LinkedHashMap<>();
         Path jinja = modelDir.resolve("chat_template.jinja");
         if (Files.isRegularFile(jinja)) {
             out.put("default", read(jinja));
             return out;
         }
-        Object t = config.getValue("chat_template");
+        Object t = config.get("chat_template");
         if (t instanceof String s) {
             out.put("default", s);
-        } else if (t instanceof JsonArray list) {
+        } else if (t instanceof List<?> list) {
             for (Object o : list) {
-                if (o instanceof JsonObject entry && entry.getString("template") != null) {
-                    out.put(entry.getString("name", "default"), entry.getString("template"));
+                if (o instanceof Map<?, ?> entry && entry.get("template") instanceof String template) {
+                    Object name = entry.get("name");
+                    out.put(name instanceof String n ? n : "default", template);
                 }
             }
         }
@@ -65,10 +69,18 @@ public final class ChatTemplateLoader {
     static String tokenText(Object value) {
         if (value instanceof String s) {
             return s;
-        } else if (value instanceof JsonObject o) {
-            return o.getString("content");
+        } else if (value instanceof Map<?, ?> o && o.get("content") instanceof String content) {
+            return content;
         }
         return null;
+    }
+
+    private static Map<?, ?> parse(Path file) {
+        try {
+            return JSON.readValue(file.toFile(), Map.class);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        }
     }
 
     private static String read(Path file) {

@@ -1,6 +1,7 @@
 package dev.tandem.router;
 
 import dev.tandem.engine.tokenizer.ChatTemplate;
+import dev.tandem.engine.tokenizer.JinjaChatTemplate;
 import dev.tandem.engine.tokenizer.Tokenizer;
 import dev.tandem.protocol.ModelCard;
 import dev.tandem.protocol.WorkerDescriptor;
@@ -155,7 +156,9 @@ public final class ModelCatalog implements ServedModels {
                             + " that model: start the router with --model for it");
             return;
         }
-        ChatTemplate template = ChatTemplate.named(card.chatTemplate());
+        ChatTemplate template = card.chatTemplateSource() != null
+                ? new JinjaChatTemplate(card.chatTemplate(), card.chatTemplateSource(), card.specialTokens())
+                : ChatTemplate.named(card.chatTemplate());
         if (template == null) {
             warnOnce(
                     name,

@@ -1,6 +1,7 @@
 package dev.tandem.engine.tokenizer;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * Renders a chat into the prompt text a model was trained to continue. Owned by the model: the
@@ -20,6 +21,16 @@ public interface ChatTemplate {
      */
     default String render(ChatPrompt prompt) {
         return render(prompt.messages());
+    }
+
+    /** The Jinja source of a model's own template, or null for the built-in ones (known by name). */
+    default String source() {
+        return null;
+    }
+
+    /** The special tokens a model's own template is given (bos_token, eos_token, …). */
+    default Map<String, String> specialTokens() {
+        return Map.of();
     }
 
     /**

@@ -33,7 +33,7 @@ public final class JinjaChatTemplate implements ChatTemplate {
     private final String name;
     private final String source;
     private final String jinjavaSource;
-    private final Map<String, Object> specialTokens;
+    private final Map<String, String> specialTokens;
     private final Clock clock;
 
     /**
@@ -63,12 +63,14 @@ public final class JinjaChatTemplate implements ChatTemplate {
     }
 
     /** The template's Jinja source as the model ships it. */
+    @Override
     public String source() {
         return source;
     }
 
     /** The special tokens the template is given (bos_token, eos_token, …). */
-    public Map<String, Object> specialTokens() {
+    @Override
+    public Map<String, String> specialTokens() {
         return Map.copyOf(specialTokens);
     }
 

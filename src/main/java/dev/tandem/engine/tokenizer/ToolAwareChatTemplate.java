@@ -40,6 +40,17 @@ final class ToolAwareChatTemplate implements ChatTemplate {
         return (tools ? toolUse : fallback).render(prompt);
     }
 
+    /** The default template's source: a model card carries that one (not the tool_use one). */
+    @Override
+    public String source() {
+        return fallback.source();
+    }
+
+    @Override
+    public java.util.Map<String, String> specialTokens() {
+        return fallback.specialTokens();
+    }
+
     /** The template that serves chats without tools. */
     ChatTemplate fallback() {
         return fallback;

@@ -67,4 +67,24 @@ class ChatTemplateLoaderTest {
                 assertThrows(ChatTemplateException.class, () -> t.render(List.of(new ChatMessage("system", "s"))));
         assertEquals("System role not supported", e.getMessage());
     }
+
+    @Test
+    void aModelCardWithoutTheNewFieldsStillDecodesAndOneWithThemRendersTheModelsTemplate() {
+        var old = dev.tandem.protocol.ModelCard.CODEC.decode(new JsonObject()
+                .put("context_length", 256)
+                .put("tokenizer", "sha256:0123456789abcdef")
+                .put("chat_template", "role-tags"));
+        assertNull(old.chatTemplateSource());
+        assertEquals(Map.of(), old.specialTokens());
+        var card = dev.tandem.protocol.ModelCard.CODEC.decode(
+                dev.tandem.protocol.ModelCard.CODEC.encode(new dev.tandem.protocol.ModelCard(
+                        256,
+                        "sha256:0123456789abcdef",
+                        "m",
+                        "{{ bos_token }}{{ messages[0].content }}",
+                        Map.of("bos_token", "<s>"))));
+        JinjaChatTemplate t =
+                new JinjaChatTemplate(card.chatTemplate(), card.chatTemplateSource(), card.specialTokens());
+        assertEquals("<s>hi", t.render(HI));
+    }
 }

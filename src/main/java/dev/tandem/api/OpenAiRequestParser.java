@@ -66,8 +66,9 @@ public final class OpenAiRequestParser {
     /**
      * Whether parsing {@code body} is cheap enough for an event loop: a prompt of token ids, or at most
      * {@link #EVENT_LOOP_TEXT_CHARS} characters of text for a tokenizer in this process. Long text (BPE is
-     * model work) and a tokenizer that asks a server go to a worker thread; for short prompts that round
-     * trip between threads was a fifth of a zero-cost request's TTFT.
+     * model work), a tokenizer that asks a server and a chat for a model with its own Jinja template
+     * (some hundred microseconds to render) go to a worker thread; for short prompts that round trip
+     * between threads was a fifth of a zero-cost request's TTFT.
      */
     boolean cheap(JsonObject body) {
         Object messages = body.getValue("messages");
@@ -81,6 +82,9 @@ public final class OpenAiRequestParser {
         }
         ServedModel model = models.pick(body.getValue("model") instanceof String s ? s : null)
                 .model();
+        if (model != null && messages != null && model.chatTemplate().source() != null) {
+            return false;
+        }
         return model == null || model.tokenizer().encodesInProcess();
     }
 
@@ -135,7 +139,9 @@ public final class OpenAiRequestParser {
         }
         ChatPrompt chat = ChatPrompts.parse(body);
         ServedModel model = model(body);
-        int[] prompt = encode(model, render(model, chat), "messages");
+        // A model's own template writes bos_token itself (HF and vLLM then tokenize without special tokens).
+        boolean addBos = model.chatTemplate().source() == null;
+        int[] prompt = encode(model, render(model, chat), "messages", addBos);
         Long max = RequestFields.optionalInteger(body, "max_completion_tokens", 1, Integer.MAX_VALUE);
         String maxField = "max_completion_tokens";
         if (max == null) {
@@ -272,6 +278,10 @@ public final class OpenAiRequestParser {
      * fit — and BPE merging of a huge text would cost seconds to learn it.
      */
     private int[] encode(ServedModel model, String text, String param) {
+        return encode(model, text, param, true);
+    }
+
+    private int[] encode(ServedModel model, String text, String param, boolean addBos) {
         long bound = (long) model.contextLength() * model.tokenizer().maxTokenBytes();
         if (text.length() > bound || utf8Length(text) > bound) {
             throw new ApiException(
@@ -281,7 +291,7 @@ public final class OpenAiRequestParser {
                     "context_length_exceeded",
                     "The prompt is longer than this model's context of " + model.contextLength() + " tokens");
         }
-        return model.tokenizer().encode(text, true);
+        return model.tokenizer().encode(text, addBos);
     }
 
     private static long utf8Length(String text) {

@@ -14,9 +14,7 @@ import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -52,21 +50,11 @@ public final class UpstreamDiscovery {
                 : tokenizerFile(settings.tokenizer());
         LOG.info("upstream " + client.baseUrl() + " (" + u.protocol() + ") serves '" + name + "', context " + context
                 + ", vocabulary " + tokenizer.vocabSize());
-        return UpstreamModel.of(name, context, tokenizer, chatTemplate(settings.tokenizer()));
-    }
-
-    /**
-     * The model's own chat template from the tokenizer's directory (tokenizer_config.json or
-     * chat_template.jinja, as HF keeps them), else role-tags.
-     */
-    static ChatTemplate chatTemplate(String tokenizer) {
-        if (tokenizer.isBlank()) {
-            return ChatTemplate.ROLE_TAGS;
-        }
-        Path p = Path.of(tokenizer).toAbsolutePath();
-        Path dir = Files.isDirectory(p) ? p : p.getParent();
-        ChatTemplate own = dir == null ? null : ChatTemplateLoader.load(dir, Clock.systemDefaultZone());
-        return own == null ? ChatTemplate.ROLE_TAGS : own;
+        return UpstreamModel.of(
+                name,
+                context,
+                tokenizer,
+                ChatTemplateLoader.besideTokenizer(settings.tokenizer(), ChatTemplate.ROLE_TAGS));
     }
 
     private static JsonObject firstModel(UpstreamClient client, UpstreamSettings u) {

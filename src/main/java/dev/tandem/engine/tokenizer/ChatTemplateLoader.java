@@ -43,6 +43,20 @@ public final class ChatTemplateLoader {
         return ToolAwareChatTemplate.of(named);
     }
 
+    /**
+     * The template of the model directory a tokenizer path names (the directory itself, or the one
+     * holding the tokenizer file), else {@code fallback}. Blocking: reads files.
+     */
+    public static ChatTemplate besideTokenizer(String tokenizer, ChatTemplate fallback) {
+        if (tokenizer == null || tokenizer.isBlank()) {
+            return fallback;
+        }
+        Path p = Path.of(tokenizer).toAbsolutePath();
+        Path dir = Files.isDirectory(p) ? p : p.getParent();
+        ChatTemplate own = dir == null ? null : load(dir, Clock.systemDefaultZone());
+        return own == null ? fallback : own;
+    }
+
     /** Template sources by name ("default", "tool_use", …), in HF's order of precedence. */
     static Map<String, String> sources(Path modelDir, Map<?, ?> config) {
         Map<String, String> out = new LinkedHashMap<>();

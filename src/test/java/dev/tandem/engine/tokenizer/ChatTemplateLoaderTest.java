@@ -87,4 +87,21 @@ class ChatTemplateLoaderTest {
                 new JinjaChatTemplate(card.chatTemplate(), card.chatTemplateSource(), card.specialTokens());
         assertEquals("<s>hi", t.render(HI));
     }
+
+    @Test
+    void aTokenizerFileOrDirectoryBringsTheTemplateBesideIt(@TempDir Path dir) throws Exception {
+        assertEquals(ChatTemplate.ROLE_TAGS, ChatTemplateLoader.besideTokenizer("", ChatTemplate.ROLE_TAGS));
+        Path file = dir.resolve("tokenizer.bin");
+        Files.writeString(file, "x");
+        assertEquals(ChatTemplate.LLAMA2, ChatTemplateLoader.besideTokenizer(file.toString(), ChatTemplate.LLAMA2));
+        Files.writeString(dir.resolve("chat_template.jinja"), "own:{{ messages[0].content }}");
+        assertEquals(
+                "own:hi",
+                ChatTemplateLoader.besideTokenizer(file.toString(), ChatTemplate.LLAMA2)
+                        .render(HI));
+        assertEquals(
+                "own:hi",
+                ChatTemplateLoader.besideTokenizer(dir.toString(), ChatTemplate.LLAMA2)
+                        .render(HI));
+    }
 }

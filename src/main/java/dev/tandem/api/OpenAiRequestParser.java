@@ -139,9 +139,7 @@ public final class OpenAiRequestParser {
         }
         ChatPrompt chat = ChatPrompts.parse(body);
         ServedModel model = model(body);
-        // A model's own template writes bos_token itself (HF and vLLM then tokenize without special tokens).
-        boolean addBos = model.chatTemplate().source() == null;
-        int[] prompt = encode(model, render(model, chat), "messages", addBos);
+        int[] prompt = encodeChat(model, chat);
         Long max = RequestFields.optionalInteger(body, "max_completion_tokens", 1, Integer.MAX_VALUE);
         String maxField = "max_completion_tokens";
         if (max == null) {
@@ -151,10 +149,19 @@ public final class OpenAiRequestParser {
         return common(model, body, prompt, max, maxField, ApiKind.CHAT, sessionHeader);
     }
 
-    /** The model's template applied; a template that refuses the chat (raise_exception) is a 400. */
-    private static String render(ServedModel model, ChatPrompt chat) {
+    /**
+     * The chat's prompt: rendered by the model's template and tokenized, or tokenized by the upstream
+     * server that applies its own. A template that refuses the chat (raise_exception) is a 400.
+     */
+    private int[] encodeChat(ServedModel model, ChatPrompt chat) {
         try {
-            return model.chatTemplate().render(chat);
+            int[] onServer = model.chatTemplate().encodeOnServer(chat);
+            if (onServer != null) {
+                return onServer;
+            }
+            // A model's own template writes bos_token itself (HF and vLLM then tokenize without special tokens).
+            boolean addBos = model.chatTemplate().source() == null;
+            return encode(model, model.chatTemplate().render(chat), "messages", addBos);
         } catch (ChatTemplateException e) {
             throw ApiException.invalid("messages", e.getMessage());
         }

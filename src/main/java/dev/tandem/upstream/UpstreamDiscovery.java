@@ -7,6 +7,7 @@ import dev.tandem.engine.tokenizer.ChatTemplate;
 import dev.tandem.engine.tokenizer.ChatTemplateLoader;
 import dev.tandem.engine.tokenizer.Llama2cTokenizer;
 import dev.tandem.engine.tokenizer.Tokenizer;
+import dev.tandem.engine.tokenizer.UpstreamChatTemplate;
 import dev.tandem.engine.tokenizer.UpstreamTokenizer;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -50,11 +51,13 @@ public final class UpstreamDiscovery {
                 : tokenizerFile(settings.tokenizer());
         LOG.info("upstream " + client.baseUrl() + " (" + u.protocol() + ") serves '" + name + "', context " + context
                 + ", vocabulary " + tokenizer.vocabSize());
+        // Without the model's directory, vLLM applies its own template (/tokenize with messages);
+        // SGLang's /tokenize takes text only, so its chats keep role-tags.
+        ChatTemplate fallback = tokenizer instanceof UpstreamTokenizer t && UpstreamSettings.VLLM.equals(u.protocol())
+                ? new UpstreamChatTemplate(t)
+                : ChatTemplate.ROLE_TAGS;
         return UpstreamModel.of(
-                name,
-                context,
-                tokenizer,
-                ChatTemplateLoader.besideTokenizer(settings.tokenizer(), ChatTemplate.ROLE_TAGS));
+                name, context, tokenizer, ChatTemplateLoader.besideTokenizer(settings.tokenizer(), fallback));
     }
 
     private static JsonObject firstModel(UpstreamClient client, UpstreamSettings u) {

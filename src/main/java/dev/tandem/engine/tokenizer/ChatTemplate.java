@@ -23,6 +23,14 @@ public interface ChatTemplate {
         return render(prompt.messages());
     }
 
+    /**
+     * The chat's token ids when a server applies the template ({@link UpstreamChatTemplate}), else
+     * null: the caller renders and tokenizes. Blocking when not null.
+     */
+    default int[] encodeOnServer(ChatPrompt prompt) {
+        return null;
+    }
+
     /** The Jinja source of a model's own template, or null for the built-in ones (known by name). */
     default String source() {
         return null;

@@ -163,7 +163,7 @@ public final class JinjaChatTemplate implements ChatTemplate {
                         .withKeepNullableLoopValues(true)
                         .build())
                 .build();
-        Jinjava jinjava = new Jinjava(config);
+        Jinjava jinjava = new PyJinjava(config);
         for (ELFunctionDefinition f : PyishFunctions.definitions()) {
             jinjava.registerFunction(f);
         }

@@ -27,7 +27,12 @@ final class PyishFunctions {
     }
 
     public static Object raiseException(Object message) {
-        throw new ChatTemplateException(START + PyRepr.str(message) + END);
+        throw raised(PyRepr.str(message));
+    }
+
+    /** An error that ends the render with exactly {@code message} (see {@link #raisedMessage}). */
+    static ChatTemplateException raised(String message) {
+        return new ChatTemplateException(START + message + END);
     }
 
     public static String strftimeNow(String format) {

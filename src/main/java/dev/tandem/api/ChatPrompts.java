@@ -12,12 +12,13 @@ import java.util.Set;
 
 /**
  * A chat body's messages and template options as a {@link ChatPrompt}: what vLLM's chat endpoint
- * hands its model's template — {@code messages}, {@code add_generation_prompt} (default true),
- * {@code continue_final_message} and {@code chat_template_kwargs}.
+ * hands its model's template — {@code messages} (with tool calls and tool results),
+ * {@code tools}, {@code add_generation_prompt} (default true), {@code continue_final_message} and
+ * {@code chat_template_kwargs}. Tool use needs the model's own template: {@link #refuseToolsFor}.
  */
 final class ChatPrompts {
 
-    private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant");
+    private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant", "tool");
 
     private ChatPrompts() {}
 
@@ -31,12 +32,38 @@ final class ChatPrompts {
                     "'continue_final_message' and 'add_generation_prompt' cannot both be true");
         }
         JsonObject kwargs = RequestFields.object(body, "chat_template_kwargs");
+        Object tools = body.getValue("tools");
+        if (tools != null && !(tools instanceof JsonArray)) {
+            throw ApiException.invalidType("tools", "an array of tools");
+        }
+        JsonArray toolList = (JsonArray) tools;
         return new ChatPrompt(
                 messages,
-                null,
+                toolList == null || toolList.isEmpty() ? null : plainList(toolList),
                 generationPrompt && !continueFinal,
                 continueFinal,
                 kwargs == null ? null : plain(kwargs));
+    }
+
+    /**
+     * Tandem's built-in templates (role-tags, llama2) cannot write tools or tool turns: for such a
+     * model a chat that has them is refused as before, by name.
+     */
+    static void refuseToolsFor(boolean builtinTemplate, ChatPrompt chat) {
+        if (!builtinTemplate) {
+            return;
+        }
+        if (chat.tools() != null) {
+            throw OpenAiRequestParser.unsupported("tools", "'tools' is not supported by this server");
+        }
+        for (int i = 0; i < chat.messages().size(); i++) {
+            ChatMessage m = chat.messages().get(i);
+            if (m.role().equals("tool") || m.toolCalls() != null) {
+                throw OpenAiRequestParser.unsupported(
+                        "messages[" + i + "]" + (m.role().equals("tool") ? ".role" : ".tool_calls"),
+                        "tool messages are not supported by this model's chat template");
+            }
+        }
     }
 
     private static List<ChatMessage> messages(Object value) {
@@ -56,18 +83,29 @@ final class ChatPrompts {
             }
             Object role = m.getValue("role");
             if (!(role instanceof String r) || !ROLES.contains(r)) {
-                throw role instanceof String && role.equals("tool")
-                        ? OpenAiRequestParser.unsupported(param + ".role", "tool messages are not supported")
-                        : ApiException.invalid(param + ".role", "'role' must be one of " + ROLES);
+                throw ApiException.invalid(param + ".role", "'role' must be one of " + ROLES);
             }
-            Object reasoning = m.getValue("reasoning_content");
-            if (reasoning != null && !(reasoning instanceof String)) {
-                throw ApiException.invalidType(param + ".reasoning_content", "a string");
-            }
-            String content = content(m.getValue("content"), param + ".content");
-            out.add(new ChatMessage(r, content, null, null, null, (String) reasoning));
+            List<Object> calls = "assistant".equals(r) ? ToolCalls.parse(m.getValue("tool_calls"), param) : null;
+            // An assistant turn that only calls tools may have no content (null, as HF templates test it).
+            Object rawContent = m.getValue("content");
+            String content = rawContent == null && calls != null ? null : content(rawContent, param + ".content");
+            out.add(new ChatMessage(
+                    r,
+                    content,
+                    calls,
+                    optionalString(m, "tool_call_id", param),
+                    optionalString(m, "name", param),
+                    optionalString(m, "reasoning_content", param)));
         }
         return out;
+    }
+
+    private static String optionalString(JsonObject m, String field, String param) {
+        Object v = m.getValue(field);
+        if (v != null && !(v instanceof String)) {
+            throw ApiException.invalidType(param + "." + field, "a string");
+        }
+        return (String) v;
     }
 
     private static String content(Object value, String param) {
@@ -95,6 +133,12 @@ final class ChatPrompts {
     static Map<String, Object> plain(JsonObject o) {
         Map<String, Object> out = new LinkedHashMap<>();
         o.forEach(e -> out.put(e.getKey(), plainValue(e.getValue())));
+        return out;
+    }
+
+    static List<Object> plainList(JsonArray a) {
+        List<Object> out = new ArrayList<>();
+        a.forEach(x -> out.add(plainValue(x)));
         return out;
     }
 

@@ -1,6 +1,7 @@
 package dev.tandem.api;
 
 import dev.tandem.engine.tokenizer.ChatPrompt;
+import dev.tandem.engine.tokenizer.ChatTemplate;
 import dev.tandem.engine.tokenizer.ChatTemplateException;
 import dev.tandem.protocol.Sampling;
 import dev.tandem.router.GenerationRequest;
@@ -28,7 +29,6 @@ public final class OpenAiRequestParser {
     private static final List<String> COMPLETION_UNSUPPORTED =
             List.of("logit_bias", "logprobs", "suffix", "presence_penalty", "frequency_penalty", "tools", "functions");
     private static final List<String> CHAT_UNSUPPORTED = List.of(
-            "tools",
             "tool_choice",
             "functions",
             "function_call",
@@ -139,6 +139,7 @@ public final class OpenAiRequestParser {
         }
         ChatPrompt chat = ChatPrompts.parse(body);
         ServedModel model = model(body);
+        ChatPrompts.refuseToolsFor(ChatTemplate.named(model.chatTemplate().name()) == model.chatTemplate(), chat);
         int[] prompt = encodeChat(model, chat);
         Long max = RequestFields.optionalInteger(body, "max_completion_tokens", 1, Integer.MAX_VALUE);
         String maxField = "max_completion_tokens";

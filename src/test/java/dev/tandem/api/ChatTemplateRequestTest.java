@@ -24,6 +24,18 @@ class ChatTemplateRequestTest {
             + "{% if add_generation_prompt %}<assistant>{% if enable_thinking is defined and not enable_thinking %}"
             + "<nothink>{% endif %}{% endif %}";
 
+    private static final String TOOLS_TEMPLATE = "{% if tools %}tools={{ tools|tojson }};{% endif %}"
+            + "{% for m in messages %}{{ m.role }}:{% if m.tool_calls is defined %}"
+            + "{% for c in m.tool_calls %}{{ c.function.name }}({{ c.function.arguments|tojson }}){% endfor %}"
+            + "{% else %}{{ m.content }}{% endif %}{% if m.tool_call_id is defined %}#{{ m.tool_call_id }}{% endif %};"
+            + "{% endfor %}";
+
+    private static final ServedModel TOOL_MODEL = new ServedModel(
+            "t", 2, 4096, ByteTokenizer.INSTANCE, new JinjaChatTemplate("tools", TOOLS_TEMPLATE, Map.of()));
+
+    private static final ServedModel BUILTIN =
+            new ServedModel("b", 3, 4096, ByteTokenizer.INSTANCE, dev.tandem.engine.tokenizer.ChatTemplate.ROLE_TAGS);
+
     private static final ServedModel MODEL = new ServedModel(
             "m", 1, 4096, ByteTokenizer.INSTANCE, new JinjaChatTemplate("own", TEMPLATE, Map.of("bos_token", "<s>")));
 
@@ -31,7 +43,7 @@ class ChatTemplateRequestTest {
             new ServedModels() {
                 @Override
                 public Pick pick(String requested) {
-                    return Pick.of(MODEL);
+                    return Pick.of("t".equals(requested) ? TOOL_MODEL : "b".equals(requested) ? BUILTIN : MODEL);
                 }
 
                 @Override
@@ -100,5 +112,32 @@ class ChatTemplateRequestTest {
                 () -> prompt("{\"continue_final_message\":true,\"add_generation_prompt\":true,"
                         + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
         assertEquals("continue_final_message", e.param());
+    }
+
+    private static final String TOOL_CHAT = "{\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"w\"}}],"
+            + "\"messages\":[{\"role\":\"user\",\"content\":\"q\"},"
+            + "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
+            + "\"function\":{\"name\":\"w\",\"arguments\":\"{\\\"city\\\": \\\"Z\u00fcrich\\\"}\"}}]},"
+            + "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"21 C\"}]";
+
+    @Test
+    void toolsToolCallsAndToolResultsReachAModelsOwnTemplateWithArgumentsAsObjects() {
+        assertEquals(
+                "tools=[{\"type\": \"function\", \"function\": {\"name\": \"w\"}}];user:q;"
+                        + "assistant:w({\"city\": \"Z\u00fcrich\"});tool:21 C#c1;",
+                prompt(TOOL_CHAT.replace("{\"tools\"", "{\"model\":\"t\",\"tools\"") + "}"));
+    }
+
+    @Test
+    void aBuiltinTemplateStillRefusesToolsAndToolMessagesByName() {
+        ApiException tools = assertThrows(
+                ApiException.class,
+                () -> prompt("{\"model\":\"b\",\"tools\":[{\"type\":\"function\"}],"
+                        + "\"messages\":[{\"role\":\"user\",\"content\":\"q\"}]}"));
+        assertEquals("tools", tools.param());
+        ApiException role = assertThrows(
+                ApiException.class,
+                () -> prompt("{\"model\":\"b\",\"messages\":[{\"role\":\"tool\",\"content\":\"x\"}]}"));
+        assertEquals("messages[0].role", role.param());
     }
 }

@@ -152,6 +152,8 @@ public final class JinjaChatTemplate implements ChatTemplate {
                 .withLstripBlocks(true)
                 // Text from the request must stay text: Jinjava would otherwise render {{ }} inside it.
                 .withNestedInterpretationEnabled(false)
+                // A template comes from a model directory or a worker's card: bound what it may write.
+                .withMaxOutputSize(64L << 20)
                 .withElResolver(resolver)
                 .withLegacyOverrides(LegacyOverrides.newBuilder()
                         .withEvaluateMapKeys(true)

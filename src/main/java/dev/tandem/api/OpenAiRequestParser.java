@@ -1,6 +1,8 @@
 package dev.tandem.api;
 
-import dev.tandem.engine.tokenizer.ChatMessage;
+import dev.tandem.engine.tokenizer.ChatPrompt;
+import dev.tandem.engine.tokenizer.ChatTemplate;
+import dev.tandem.engine.tokenizer.ChatTemplateException;
 import dev.tandem.protocol.Sampling;
 import dev.tandem.router.GenerationRequest;
 import dev.tandem.router.ServedModel;
@@ -11,7 +13,6 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -25,11 +26,9 @@ public final class OpenAiRequestParser {
     /** Prompt text an event loop tokenizes itself: BPE of this much takes some tens of microseconds. */
     static final int EVENT_LOOP_TEXT_CHARS = 256;
 
-    private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant");
     private static final List<String> COMPLETION_UNSUPPORTED =
             List.of("logit_bias", "logprobs", "suffix", "presence_penalty", "frequency_penalty", "tools", "functions");
     private static final List<String> CHAT_UNSUPPORTED = List.of(
-            "tools",
             "tool_choice",
             "functions",
             "function_call",
@@ -67,8 +66,9 @@ public final class OpenAiRequestParser {
     /**
      * Whether parsing {@code body} is cheap enough for an event loop: a prompt of token ids, or at most
      * {@link #EVENT_LOOP_TEXT_CHARS} characters of text for a tokenizer in this process. Long text (BPE is
-     * model work) and a tokenizer that asks a server go to a worker thread; for short prompts that round
-     * trip between threads was a fifth of a zero-cost request's TTFT.
+     * model work), a tokenizer that asks a server and a chat for a model with its own Jinja template
+     * (some hundred microseconds to render) go to a worker thread; for short prompts that round trip
+     * between threads was a fifth of a zero-cost request's TTFT.
      */
     boolean cheap(JsonObject body) {
         Object messages = body.getValue("messages");
@@ -82,6 +82,9 @@ public final class OpenAiRequestParser {
         }
         ServedModel model = models.pick(body.getValue("model") instanceof String s ? s : null)
                 .model();
+        if (model != null && messages != null && model.chatTemplate().source() != null) {
+            return false;
+        }
         return model == null || model.tokenizer().encodesInProcess();
     }
 
@@ -134,9 +137,10 @@ public final class OpenAiRequestParser {
         if (modalities != null && !modalities.equals(new JsonArray().add("text"))) {
             throw unsupported("modalities", "only the \"text\" modality is supported");
         }
-        List<ChatMessage> messages = messages(body.getValue("messages"));
+        ChatPrompt chat = ChatPrompts.parse(body);
         ServedModel model = model(body);
-        int[] prompt = encode(model, model.chatTemplate().render(messages), "messages");
+        ChatPrompts.refuseToolsFor(ChatTemplate.named(model.chatTemplate().name()) == model.chatTemplate(), chat);
+        int[] prompt = encodeChat(model, chat);
         Long max = RequestFields.optionalInteger(body, "max_completion_tokens", 1, Integer.MAX_VALUE);
         String maxField = "max_completion_tokens";
         if (max == null) {
@@ -144,6 +148,24 @@ public final class OpenAiRequestParser {
             maxField = "max_tokens";
         }
         return common(model, body, prompt, max, maxField, ApiKind.CHAT, sessionHeader);
+    }
+
+    /**
+     * The chat's prompt: rendered by the model's template and tokenized, or tokenized by the upstream
+     * server that applies its own. A template that refuses the chat (raise_exception) is a 400.
+     */
+    private int[] encodeChat(ServedModel model, ChatPrompt chat) {
+        try {
+            int[] onServer = model.chatTemplate().encodeOnServer(chat);
+            if (onServer != null) {
+                return onServer;
+            }
+            // A model's own template writes bos_token itself (HF and vLLM then tokenize without special tokens).
+            boolean addBos = model.chatTemplate().source() == null;
+            return encode(model, model.chatTemplate().render(chat), "messages", addBos);
+        } catch (ChatTemplateException e) {
+            throw ApiException.invalid("messages", e.getMessage());
+        }
     }
 
     /** The model the body names, or the only one served; else the API error that says why there is none. */
@@ -264,6 +286,10 @@ public final class OpenAiRequestParser {
      * fit — and BPE merging of a huge text would cost seconds to learn it.
      */
     private int[] encode(ServedModel model, String text, String param) {
+        return encode(model, text, param, true);
+    }
+
+    private int[] encode(ServedModel model, String text, String param, boolean addBos) {
         long bound = (long) model.contextLength() * model.tokenizer().maxTokenBytes();
         if (text.length() > bound || utf8Length(text) > bound) {
             throw new ApiException(
@@ -273,7 +299,7 @@ public final class OpenAiRequestParser {
                     "context_length_exceeded",
                     "The prompt is longer than this model's context of " + model.contextLength() + " tokens");
         }
-        return model.tokenizer().encode(text, true);
+        return model.tokenizer().encode(text, addBos);
     }
 
     private static long utf8Length(String text) {
@@ -283,52 +309,6 @@ public final class OpenAiRequestParser {
             bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3;
         }
         return bytes;
-    }
-
-    private static List<ChatMessage> messages(Object value) {
-        if (!(value instanceof JsonArray array)) {
-            throw value == null
-                    ? ApiException.invalid("messages", "'messages' is required")
-                    : ApiException.invalidType("messages", "an array of messages");
-        }
-        if (array.isEmpty()) {
-            throw ApiException.invalid("messages", "'messages' must not be empty");
-        }
-        List<ChatMessage> out = new ArrayList<>(array.size());
-        for (int i = 0; i < array.size(); i++) {
-            String param = "messages[" + i + "]";
-            if (!(array.getValue(i) instanceof JsonObject m)) {
-                throw ApiException.invalidType(param, "an object with 'role' and 'content'");
-            }
-            Object role = m.getValue("role");
-            if (!(role instanceof String r) || !ROLES.contains(r)) {
-                throw role instanceof String && role.equals("tool")
-                        ? unsupported(param + ".role", "tool messages are not supported")
-                        : ApiException.invalid(param + ".role", "'role' must be one of " + ROLES);
-            }
-            out.add(new ChatMessage(r, content(m.getValue("content"), param + ".content")));
-        }
-        return out;
-    }
-
-    private static String content(Object value, String param) {
-        if (value instanceof String s) {
-            return s;
-        }
-        if (!(value instanceof JsonArray parts)) {
-            throw ApiException.invalidType(param, "a string or an array of text parts");
-        }
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < parts.size(); i++) {
-            if (!(parts.getValue(i) instanceof JsonObject part) || !(part.getValue("text") instanceof String text)) {
-                throw ApiException.invalidType(param + "[" + i + "]", "a text part {\"type\": \"text\", \"text\": …}");
-            }
-            if (!"text".equals(part.getValue("type"))) {
-                throw unsupported(param + "[" + i + "].type", "only text content parts are supported");
-            }
-            sb.append(text);
-        }
-        return sb.toString();
     }
 
     private static List<String> stops(JsonObject body) {
@@ -382,7 +362,7 @@ public final class OpenAiRequestParser {
         }
     }
 
-    private static ApiException unsupported(String param, String message) {
+    static ApiException unsupported(String param, String message) {
         return new ApiException(400, "invalid_request_error", param, "unsupported_parameter", message);
     }
 }

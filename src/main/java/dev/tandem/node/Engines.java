@@ -3,10 +3,13 @@ package dev.tandem.node;
 import dev.tandem.config.ConfigException;
 import dev.tandem.config.ModelSettings;
 import dev.tandem.engine.Engine;
+import dev.tandem.engine.OwnChatTemplateEngine;
 import dev.tandem.engine.PacedEngine;
 import dev.tandem.engine.reference.ReferenceEngine;
 import dev.tandem.engine.sim.SimEngine;
 import dev.tandem.engine.sim.SimProfiles;
+import dev.tandem.engine.tokenizer.ChatTemplate;
+import dev.tandem.engine.tokenizer.ChatTemplateLoader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -45,7 +48,10 @@ public final class Engines {
         }
         Path tokenizer = model.tokenizer().isBlank() ? null : Path.of(model.tokenizer());
         try {
-            return ReferenceEngine.load(Path.of(model.path()), tokenizer, kvBlockSize);
+            Engine engine = ReferenceEngine.load(Path.of(model.path()), tokenizer, kvBlockSize);
+            // A tokenizer inside a Hugging Face model directory brings the model's own chat template.
+            ChatTemplate template = ChatTemplateLoader.besideTokenizer(model.tokenizer(), engine.chatTemplate());
+            return template == engine.chatTemplate() ? engine : new OwnChatTemplateEngine(engine, template);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot load model " + model.path() + ": " + e.getMessage(), e);
         }

@@ -1,7 +1,10 @@
 package dev.tandem.router;
 
 import dev.tandem.engine.tokenizer.ChatTemplate;
+import dev.tandem.engine.tokenizer.JinjaChatTemplate;
 import dev.tandem.engine.tokenizer.Tokenizer;
+import dev.tandem.engine.tokenizer.UpstreamChatTemplate;
+import dev.tandem.engine.tokenizer.UpstreamTokenizer;
 import dev.tandem.protocol.ModelCard;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerRole;
@@ -155,8 +158,11 @@ public final class ModelCatalog implements ServedModels {
                             + " that model: start the router with --model for it");
             return;
         }
-        ChatTemplate template = ChatTemplate.named(card.chatTemplate());
-        if (template == null) {
+        boolean onServer = UpstreamChatTemplate.NAME.equals(card.chatTemplate());
+        ChatTemplate template = card.chatTemplateSource() != null
+                ? new JinjaChatTemplate(card.chatTemplate(), card.chatTemplateSource(), card.specialTokens())
+                : ChatTemplate.named(card.chatTemplate());
+        if (template == null && !onServer) {
             warnOnce(
                     name,
                     "model '" + name + "' uses the chat template '" + card.chatTemplate()
@@ -165,6 +171,14 @@ public final class ModelCatalog implements ServedModels {
         }
         Tokenizer known = tokenizers.get(card.tokenizer());
         if (known != null) {
+            if (onServer) {
+                // The upstream applies its own template: chats go to it through the model's tokenizer.
+                if (!(known instanceof UpstreamTokenizer t)) {
+                    warnOnce(name, "model '" + name + "' renders chats on its server but has no server tokenizer");
+                    return;
+                }
+                template = new UpstreamChatTemplate(t);
+            }
             serve(new ServedModel(name, fingerprint, card.contextLength(), known, template));
             return;
         }

@@ -13,15 +13,28 @@ import java.security.NoSuchAlgorithmException;
  * {@code /v1/models}, the tokenizer. Workers fronting the same model (its prefill and decode
  * instances) derive the same fingerprint: the name and the tokenizer's identity.
  */
-public record UpstreamModel(String name, int contextLength, Tokenizer tokenizer, String tokenizerIdentity) {
+public record UpstreamModel(
+        String name, int contextLength, Tokenizer tokenizer, String tokenizerIdentity, ChatTemplate chatTemplate) {
 
     public static UpstreamModel of(String name, int contextLength, Tokenizer tokenizer) {
-        return new UpstreamModel(name, contextLength, tokenizer, TokenizerIdentity.of(tokenizer));
+        return of(name, contextLength, tokenizer, ChatTemplate.ROLE_TAGS);
     }
 
-    /** The prompt format for chat requests: Tandem renders it, the upstream gets token ids. */
+    public static UpstreamModel of(String name, int contextLength, Tokenizer tokenizer, ChatTemplate chatTemplate) {
+        return new UpstreamModel(name, contextLength, tokenizer, TokenizerIdentity.of(tokenizer), chatTemplate);
+    }
+
+    /**
+     * The prompt format for chat requests: Tandem renders it (with the model's own template when the
+     * tokenizer's directory has one, else role-tags), the upstream gets token ids.
+     */
     public ModelCard card() {
-        return new ModelCard(contextLength, tokenizerIdentity, ChatTemplate.ROLE_TAGS.name());
+        return new ModelCard(
+                contextLength,
+                tokenizerIdentity,
+                chatTemplate.name(),
+                chatTemplate.source(),
+                chatTemplate.specialTokens());
     }
 
     public long fingerprint() {

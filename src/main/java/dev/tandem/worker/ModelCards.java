@@ -19,6 +19,8 @@ public final class ModelCards {
                 e -> new ModelCard(
                         e.info().config().seqLen(),
                         TokenizerIdentity.of(e.tokenizer()),
-                        e.chatTemplate().name()));
+                        e.chatTemplate().name(),
+                        e.chatTemplate().source(),
+                        e.chatTemplate().specialTokens()));
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.engine.tokenizer.ByteTokenizer;
 import dev.tandem.engine.tokenizer.ChatTemplate;
+import dev.tandem.engine.tokenizer.JinjaChatTemplate;
 import dev.tandem.engine.tokenizer.Tokenizer;
 import dev.tandem.router.ServedModel;
 import dev.tandem.router.ServedModels;
@@ -75,6 +76,12 @@ class EventLoopParsingTest {
     private static final ServedModel LOCAL =
             new ServedModel("local", 1, 4096, ByteTokenizer.INSTANCE, ChatTemplate.ROLE_TAGS);
     private static final ServedModel SERVER = new ServedModel("server", 2, 4096, REMOTE, ChatTemplate.ROLE_TAGS);
+    private static final ServedModel JINJA = new ServedModel(
+            "jinja",
+            3,
+            4096,
+            ByteTokenizer.INSTANCE,
+            new JinjaChatTemplate("own", "{% for m in messages %}{{ m.content }}{% endfor %}", java.util.Map.of()));
 
     private static final ServedModels MODELS = new ServedModels() {
         @Override
@@ -84,6 +91,9 @@ class EventLoopParsingTest {
             }
             if ("server".equals(requested)) {
                 return Pick.of(SERVER);
+            }
+            if ("jinja".equals(requested)) {
+                return Pick.of(JINJA);
             }
             return Pick.missing(Miss.NOT_FOUND, "no such model");
         }
@@ -113,6 +123,14 @@ class EventLoopParsingTest {
                 Arguments.of(
                         "a short chat",
                         "{\"model\":\"local\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+                        true),
+                Arguments.of(
+                        "a short chat for a model with its own Jinja template",
+                        "{\"model\":\"jinja\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+                        false),
+                Arguments.of(
+                        "a short completion for a model with its own Jinja template",
+                        "{\"model\":\"jinja\",\"prompt\":\"hi\"}",
                         true),
                 Arguments.of(
                         "a chat for a server's tokenizer",

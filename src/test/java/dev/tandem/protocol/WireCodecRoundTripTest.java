@@ -95,6 +95,16 @@ class WireCodecRoundTripTest {
                         new ModelCard(4096, "sha256:0123456789abcdef", "llama2"),
                         "context_length"),
                 Arguments.of(
+                        "ModelCard(own template)",
+                        ModelCard.CODEC,
+                        new ModelCard(
+                                8192,
+                                "sha256:0123456789abcdef",
+                                "Qwen2.5-7B-Instruct",
+                                "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}",
+                                java.util.Map.of("eos_token", "<|im_end|>")),
+                        "context_length"),
+                Arguments.of(
                         "WorkerDescriptor(cache, card)",
                         WorkerDescriptor.CODEC,
                         new WorkerDescriptor(

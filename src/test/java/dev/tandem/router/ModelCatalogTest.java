@@ -259,6 +259,36 @@ class ModelCatalogTest {
                 catalog.pick("zephyr").message());
     }
 
+    @Test
+    void aCardWithTheModelsOwnTemplateSourceServesChatsRenderedWithIt() {
+        store.put(LLAMA_ID, TestTokenizers.llama2c());
+        registry.add(worker(
+                "zp",
+                WorkerRole.PREFILL,
+                "zephyr",
+                44,
+                new ModelCard(
+                        256,
+                        LLAMA_ID,
+                        "zephyr",
+                        "{{ bos_token }}{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{{ eos_token }}{% endfor %}",
+                        java.util.Map.of("bos_token", "<s>", "eos_token", "</s>"))));
+        catalog.refresh();
+        ServedModel zephyr = catalog.pick("zephyr").model();
+        assertEquals(
+                "<s><|user|>hi</s>",
+                zephyr.chatTemplate().render(List.of(new dev.tandem.engine.tokenizer.ChatMessage("user", "hi"))));
+    }
+
+    @Test
+    void aCardNamingTheUpstreamsTemplateNeedsAServerTokenizer() {
+        store.put(LLAMA_ID, TestTokenizers.llama2c());
+        registry.add(worker("up", WorkerRole.PREFILL, "served", 45, new ModelCard(256, LLAMA_ID, "upstream")));
+        catalog.refresh();
+        // A llama2.c vocabulary cannot ask a server: the model stays out rather than rendering wrongly.
+        assertEquals(ServedModels.Miss.UNAVAILABLE, catalog.pick("served").miss());
+    }
+
     private static List<String> names(List<ServedModel> models) {
         return models.stream().map(ServedModel::name).toList();
     }

@@ -101,6 +101,45 @@ final class FakeUpstream {
         }
     }
 
+    /**
+     * The fake model's own chat template, as vLLM's /tokenize applies it to {@code messages}: BOS,
+     * then "[role] content" per turn, and "[assistant]" to open the reply; like real templates it
+     * refuses two user turns in a row.
+     */
+    static String renderChat(JsonArray messages, boolean addGenerationPrompt) {
+        StringBuilder sb = new StringBuilder();
+        String last = "";
+        for (Object o : messages) {
+            JsonObject m = (JsonObject) o;
+            if (m.getString("role").equals("user") && last.equals("user")) {
+                throw new IllegalArgumentException(
+                        "Conversation roles must alternate user/assistant/user/assistant/...");
+            }
+            last = m.getString("role");
+            sb.append('[')
+                    .append(last)
+                    .append("] ")
+                    .append(m.getString("content"))
+                    .append('\n');
+        }
+        return addGenerationPrompt ? sb.append("[assistant] ").toString() : sb.toString();
+    }
+
+    final List<JsonObject> chatTokenizeRequests = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    private void tokenizeChat(HttpServerRequest req, JsonObject body) {
+        chatTokenizeRequests.add(body);
+        String text;
+        try {
+            text = renderChat(body.getJsonArray("messages"), body.getBoolean("add_generation_prompt", true));
+        } catch (IllegalArgumentException e) {
+            json(req.response(), 400, new JsonObject().put("error", new JsonObject().put("message", e.getMessage())));
+            return;
+        }
+        int[] ids = encode(text, true); // the template's BOS; add_special_tokens is false
+        json(req.response(), 200, new JsonObject().put("count", ids.length).put("tokens", ids(ids)));
+    }
+
     private void handle(HttpServerRequest req) {
         req.body().onSuccess(b -> {
             String path = req.path();
@@ -114,6 +153,10 @@ final class FakeUpstream {
                             .putHeader("Content-Type", "text/plain; version=0.0.4")
                             .end(metrics());
                 case "/tokenize" -> {
+                    if (body.containsKey("messages")) {
+                        tokenizeChat(req, body);
+                        return;
+                    }
                     int[] ids = encode(body.getString("prompt"), body.getBoolean("add_special_tokens", true));
                     json(
                             req.response(),

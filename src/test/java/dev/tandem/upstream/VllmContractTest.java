@@ -2,10 +2,10 @@ package dev.tandem.upstream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tandem.HttpTestClient;
 import dev.tandem.engine.tokenizer.ChatMessage;
-import dev.tandem.engine.tokenizer.ChatTemplate;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.http.HttpResponse;
@@ -64,11 +64,50 @@ class VllmContractTest extends UpstreamPairFixture {
         assertEquals(FakeUpstream.ANSWER, chat.text());
         assertEquals("stop", chat.finishReason());
 
-        JsonArray prompt = prompt(ChatTemplate.ROLE_TAGS.render(messages));
+        // vLLM applied the model's own template: /tokenize with messages (TokenizeChatRequest).
+        JsonArray sent = new JsonArray()
+                .add(new JsonObject()
+                        .put("role", "user")
+                        .put("content", messages.get(0).content()));
+        JsonArray prompt = prompt(FakeUpstream.renderChat(sent, true));
         int all = FakeVocabulary.encode(FakeUpstream.ANSWER, false).length;
         assertEquals(List.of(expectedPrefill(prompt, 11)), prefill.received);
         assertEquals(List.of(expectedDecode(prompt, 11, 64)), decode.received);
         assertEquals(FakeUpstream.answer(all).length, chat.chunks());
+    }
+
+    @Test
+    void aChatIsTokenizedByVllmsOwnTemplateAndItsRefusalIsA400() {
+        HttpResponse<String> r = chat("What is the capital of France?", 4, 3);
+        assertEquals(200, r.statusCode(), r.body());
+        // Any worker of the model answers the router's tokenize request, through its own vLLM.
+        List<JsonObject> asks = new java.util.ArrayList<>(prefill.chatTokenizeRequests);
+        asks.addAll(decode.chatTokenizeRequests);
+        assertTrue(!asks.isEmpty(), "no /tokenize with messages");
+        JsonObject asked = asks.get(asks.size() - 1);
+        assertEquals(FakeUpstream.MODEL, asked.getString("model"));
+        assertEquals(true, asked.getBoolean("add_generation_prompt"));
+        assertEquals(false, asked.getBoolean("add_special_tokens"));
+        assertEquals("user", asked.getJsonArray("messages").getJsonObject(0).getString("role"));
+
+        HttpResponse<String> refused = cluster.http.post(
+                "/v1/chat/completions",
+                new JsonObject()
+                        .put("model", FakeUpstream.MODEL)
+                        .put(
+                                "messages",
+                                new JsonArray()
+                                        .add(new JsonObject()
+                                                .put("role", "user")
+                                                .put("content", "a"))
+                                        .add(new JsonObject()
+                                                .put("role", "user")
+                                                .put("content", "b")))
+                        .encode());
+        assertEquals(400, refused.statusCode(), refused.body());
+        JsonObject error = new JsonObject(refused.body()).getJsonObject("error");
+        assertEquals("invalid_request_error", error.getString("type"));
+        assertTrue(error.getString("message").contains("Conversation roles must alternate"), error.encode());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.tandem.engine.tokenizer;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * Renders a chat into the prompt text a model was trained to continue. Owned by the model: the
@@ -12,6 +13,33 @@ public interface ChatTemplate {
 
     /** The prompt for the assistant's next turn. */
     String render(List<ChatMessage> messages);
+
+    /**
+     * The prompt for a whole chat request. Templates of their own ({@link JinjaChatTemplate}) use
+     * tools, add_generation_prompt, continue_final_message and the kwargs; the built-in ones render
+     * the messages only.
+     */
+    default String render(ChatPrompt prompt) {
+        return render(prompt.messages());
+    }
+
+    /**
+     * The chat's token ids when a server applies the template ({@link UpstreamChatTemplate}), else
+     * null: the caller renders and tokenizes. Blocking when not null.
+     */
+    default int[] encodeOnServer(ChatPrompt prompt) {
+        return null;
+    }
+
+    /** The Jinja source of a model's own template, or null for the built-in ones (known by name). */
+    default String source() {
+        return null;
+    }
+
+    /** The special tokens a model's own template is given (bos_token, eos_token, …). */
+    default Map<String, String> specialTokens() {
+        return Map.of();
+    }
 
     /**
      * Tandem's default, for models without a template of their own (the built-in model): each turn

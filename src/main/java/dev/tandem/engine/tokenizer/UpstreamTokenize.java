@@ -32,13 +32,29 @@ public final class UpstreamTokenize {
     }
 
     int[] encode(String model, String text, boolean addSpecialTokens) {
+        return post(body(model, text, addSpecialTokens));
+    }
+
+    /** vLLM's TokenizeChatRequest: the model plus {@link UpstreamChatTemplate#request}'s fields. */
+    int[] encodeChat(String model, java.util.Map<String, Object> request) {
+        java.util.Map<String, Object> body = new java.util.LinkedHashMap<>();
+        body.put("model", model);
+        body.putAll(request);
+        try {
+            return post(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(body));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private int[] post(String requestBody) {
         HttpResponse<String> response;
         try {
             response = HTTP.send(
                     HttpRequest.newBuilder(uri)
                             .timeout(Duration.ofSeconds(30))
                             .header("Content-Type", "application/json")
-                            .POST(HttpRequest.BodyPublishers.ofString(body(model, text, addSpecialTokens)))
+                            .POST(HttpRequest.BodyPublishers.ofString(requestBody))
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {

@@ -27,6 +27,7 @@ public final class UpstreamTokenizer implements Tokenizer {
     private final int bos;
     private final int maxTokenBytes;
     private final Encoder encoder;
+    private final ChatEncoder chatEncoder;
 
     /** Asks the upstream's {@code /tokenize} for a text's token ids. Blocking. */
     @FunctionalInterface
@@ -34,11 +35,21 @@ public final class UpstreamTokenizer implements Tokenizer {
         int[] encode(String model, String text, boolean addSpecialTokens);
     }
 
-    public UpstreamTokenizer(String baseUrl, String model, byte[][] pieces, int bos) {
-        this(baseUrl, model, pieces, bos, null);
+    /**
+     * Asks vLLM's {@code /tokenize} for a chat's token ids, rendered by the server's own template:
+     * {@code request} is {@link UpstreamChatTemplate#request}'s. Blocking.
+     */
+    @FunctionalInterface
+    public interface ChatEncoder {
+        int[] encodeChat(String model, java.util.Map<String, Object> request);
     }
 
-    private UpstreamTokenizer(String baseUrl, String model, byte[][] pieces, int bos, Encoder encoder) {
+    public UpstreamTokenizer(String baseUrl, String model, byte[][] pieces, int bos) {
+        this(baseUrl, model, pieces, bos, null, null);
+    }
+
+    private UpstreamTokenizer(
+            String baseUrl, String model, byte[][] pieces, int bos, Encoder encoder, ChatEncoder chatEncoder) {
         this.baseUrl = baseUrl;
         this.model = model;
         this.pieces = pieces;
@@ -49,11 +60,22 @@ public final class UpstreamTokenizer implements Tokenizer {
         }
         this.maxTokenBytes = max;
         this.encoder = encoder != null ? encoder : new UpstreamTokenize(baseUrl)::encode;
+        this.chatEncoder = chatEncoder != null ? chatEncoder : new UpstreamTokenize(baseUrl)::encodeChat;
     }
 
     /** The same vocabulary, encoding through {@code encoder}. */
     public UpstreamTokenizer withEncoder(Encoder encoder) {
-        return new UpstreamTokenizer(baseUrl, model, pieces, bos, encoder);
+        return new UpstreamTokenizer(baseUrl, model, pieces, bos, encoder, chatEncoder);
+    }
+
+    /** The same vocabulary, encoding through {@code encoder} and chats through {@code chatEncoder}. */
+    public UpstreamTokenizer withEncoders(Encoder encoder, ChatEncoder chatEncoder) {
+        return new UpstreamTokenizer(baseUrl, model, pieces, bos, encoder, chatEncoder);
+    }
+
+    /** A chat's token ids as the upstream's own chat template makes them (vLLM's /tokenize with messages). */
+    public int[] encodeChat(ChatPrompt prompt) {
+        return checked(chatEncoder.encodeChat(model, UpstreamChatTemplate.request(prompt)));
     }
 
     /** The pieces: an array of 16 + length and a slot per token. */
@@ -99,7 +121,10 @@ public final class UpstreamTokenizer implements Tokenizer {
 
     @Override
     public int[] encode(String text, boolean addBos) {
-        int[] ids = encoder.encode(model, text, addBos);
+        return checked(encoder.encode(model, text, addBos));
+    }
+
+    private int[] checked(int[] ids) {
         for (int id : ids) {
             if (id < 0 || id >= pieces.length) {
                 throw new IllegalArgumentException("the upstream's /tokenize answered token " + id

@@ -3,17 +3,12 @@ package dev.tandem.upstream;
 import dev.tandem.config.ConfigException;
 import dev.tandem.config.ModelSettings;
 import dev.tandem.config.UpstreamSettings;
-<<<<<<< HEAD
 import dev.tandem.engine.tokenizer.BpeTokenizer;
-import dev.tandem.engine.tokenizer.Tokenizer;
-import dev.tandem.engine.tokenizer.TokenizerFiles;
-=======
 import dev.tandem.engine.tokenizer.ChatTemplate;
 import dev.tandem.engine.tokenizer.ChatTemplateLoader;
-import dev.tandem.engine.tokenizer.Llama2cTokenizer;
 import dev.tandem.engine.tokenizer.Tokenizer;
+import dev.tandem.engine.tokenizer.TokenizerFiles;
 import dev.tandem.engine.tokenizer.UpstreamChatTemplate;
->>>>>>> chat-templates
 import dev.tandem.engine.tokenizer.UpstreamTokenizer;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -54,12 +49,8 @@ public final class UpstreamDiscovery {
                 ? learnTokenizer(client, name, u.vocabSize(), context)
                 : tokenizerFile(client, name, settings.tokenizer());
         LOG.info("upstream " + client.baseUrl() + " (" + u.protocol() + ") serves '" + name + "', context " + context
-<<<<<<< HEAD
                 + ", vocabulary " + tokenizer.vocabSize() + " ready in " + (System.nanoTime() - start) / 1_000_000
                 + " ms");
-        return UpstreamModel.of(name, context, tokenizer);
-=======
-                + ", vocabulary " + tokenizer.vocabSize());
         // Without the model's directory, vLLM applies its own template (/tokenize with messages);
         // SGLang's /tokenize takes text only, so its chats keep role-tags.
         ChatTemplate fallback = tokenizer instanceof UpstreamTokenizer t && UpstreamSettings.VLLM.equals(u.protocol())
@@ -67,7 +58,6 @@ public final class UpstreamDiscovery {
                 : ChatTemplate.ROLE_TAGS;
         return UpstreamModel.of(
                 name, context, tokenizer, ChatTemplateLoader.besideTokenizer(settings.tokenizer(), fallback));
->>>>>>> chat-templates
     }
 
     private static JsonObject firstModel(UpstreamClient client, UpstreamSettings u) {

@@ -16,7 +16,7 @@ public final class ActiveSequencesScorer extends LowerIsBetterScorer {
     }
 
     @Override
-    long value(SchedulingRequest request, WorkerView worker) {
+    double value(SchedulingRequest request, WorkerView worker) {
         return activeSequences(worker);
     }
 

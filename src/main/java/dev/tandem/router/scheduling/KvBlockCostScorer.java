@@ -2,7 +2,6 @@ package dev.tandem.router.scheduling;
 
 import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.WorkerView;
-import java.util.List;
 
 /**
  * NVIDIA Dynamo's KV router cost, in KV blocks (lower is better): {@code overlap weight × the prefill
@@ -21,7 +20,7 @@ import java.util.List;
  *       tokens ÷ the block size — plus this prompt's full blocks its cache does not hold.
  * </ul>
  */
-public final class KvBlockCostScorer implements Scorer {
+public final class KvBlockCostScorer extends LowerIsBetterScorer {
     /** Dynamo's {@code overlap_score_weight} default ({@code KvRouterConfig::default()}). */
     static final double OVERLAP_WEIGHT = 1.0;
 
@@ -50,25 +49,7 @@ public final class KvBlockCostScorer implements Scorer {
     }
 
     @Override
-    public double score(SchedulingRequest request, WorkerView worker, List<WorkerView> candidates) {
-        return scores(request, candidates)[candidates.indexOf(worker)];
-    }
-
-    @Override
-    public double[] scores(SchedulingRequest request, List<WorkerView> candidates) {
-        int n = candidates.size();
-        double[] costs = new double[n];
-        double min = Double.POSITIVE_INFINITY;
-        double max = Double.NEGATIVE_INFINITY;
-        for (int i = 0; i < n; i++) {
-            costs[i] = cost(request, candidates.get(i));
-            min = Math.min(min, costs[i]);
-            max = Math.max(max, costs[i]);
-        }
-        double[] out = new double[n];
-        for (int i = 0; i < n; i++) {
-            out[i] = max == min ? 1.0 : (max - costs[i]) / (max - min);
-        }
-        return out;
+    double value(SchedulingRequest request, WorkerView worker) {
+        return cost(request, worker);
     }
 }

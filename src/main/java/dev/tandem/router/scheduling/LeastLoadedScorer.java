@@ -13,7 +13,7 @@ public final class LeastLoadedScorer extends LowerIsBetterScorer {
     }
 
     @Override
-    long value(SchedulingRequest request, WorkerView worker) {
+    double value(SchedulingRequest request, WorkerView worker) {
         return worker.inFlight();
     }
 }

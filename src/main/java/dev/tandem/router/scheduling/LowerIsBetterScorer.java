@@ -9,31 +9,31 @@ import java.util.List;
  */
 abstract class LowerIsBetterScorer implements Scorer {
 
-    /** The quantity of one worker, for this request. */
-    abstract long value(SchedulingRequest request, WorkerView worker);
+    /** The quantity of one worker, for this request (whole numbers stay exact up to 2^53). */
+    abstract double value(SchedulingRequest request, WorkerView worker);
 
     @Override
     public final double score(SchedulingRequest request, WorkerView worker, List<WorkerView> candidates) {
-        long min = Long.MAX_VALUE;
-        long max = Long.MIN_VALUE;
+        double min = Double.POSITIVE_INFINITY;
+        double max = Double.NEGATIVE_INFINITY;
         for (WorkerView w : candidates) {
-            long v = value(request, w);
+            double v = value(request, w);
             min = Math.min(min, v);
             max = Math.max(max, v);
         }
         if (max == min) {
             return 1.0;
         }
-        return (double) (max - value(request, worker)) / (max - min);
+        return (max - value(request, worker)) / (max - min);
     }
 
     /** The same scores with each candidate's quantity computed once (the default would be quadratic). */
     @Override
     public final double[] scores(SchedulingRequest request, List<WorkerView> candidates) {
         int n = candidates.size();
-        long[] values = new long[n];
-        long min = Long.MAX_VALUE;
-        long max = Long.MIN_VALUE;
+        double[] values = new double[n];
+        double min = Double.POSITIVE_INFINITY;
+        double max = Double.NEGATIVE_INFINITY;
         for (int i = 0; i < n; i++) {
             values[i] = value(request, candidates.get(i));
             min = Math.min(min, values[i]);
@@ -41,7 +41,7 @@ abstract class LowerIsBetterScorer implements Scorer {
         }
         double[] out = new double[n];
         for (int i = 0; i < n; i++) {
-            out[i] = max == min ? 1.0 : (double) (max - values[i]) / (max - min);
+            out[i] = max == min ? 1.0 : (max - values[i]) / (max - min);
         }
         return out;
     }

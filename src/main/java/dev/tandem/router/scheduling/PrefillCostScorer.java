@@ -34,7 +34,7 @@ public final class PrefillCostScorer extends LowerIsBetterScorer {
     }
 
     @Override
-    long value(SchedulingRequest request, WorkerView worker) {
+    double value(SchedulingRequest request, WorkerView worker) {
         return cost(request, worker);
     }
 }

@@ -17,7 +17,7 @@ public final class QueuedPrefillTokensScorer extends LowerIsBetterScorer {
     }
 
     @Override
-    long value(SchedulingRequest request, WorkerView worker) {
+    double value(SchedulingRequest request, WorkerView worker) {
         return queuedPrefillTokens(worker);
     }
 

@@ -2,6 +2,7 @@ package dev.tandem.engine.tokenizer;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,8 +73,13 @@ public final class BpeTokenizer implements Tokenizer {
         try (InputStream in = Files.newInputStream(file)) {
             json = TokenizerJson.read(in, file.toString());
         }
-        Path config = file.resolveSibling("tokenizer_config.json");
-        String eos = Files.isRegularFile(config) ? eosToken(Files.readString(config)) : null;
+        Path dir = file.toAbsolutePath().getParent();
+        String eos;
+        try {
+            eos = dir == null ? null : TokenizerConfig.in(dir).specialToken("eos_token");
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
         return of(json, eos, file.toString());
     }
 
@@ -369,11 +375,5 @@ public final class BpeTokenizer implements Tokenizer {
         }
         String name = special.getString("id");
         return added.getOrDefault(name, vocab.getOrDefault(name, -1));
-    }
-
-    /** {@code eos_token} of a {@code tokenizer_config.json}: a string or {@code {"content": ...}}. */
-    private static String eosToken(String config) throws IOException {
-        Object eos = JsonTree.parse(config).getValue("eos_token");
-        return eos instanceof String s ? s : eos instanceof JsonTree o ? o.getString("content") : null;
     }
 }

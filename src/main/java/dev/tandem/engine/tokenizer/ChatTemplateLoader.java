@@ -1,6 +1,5 @@
 package dev.tandem.engine.tokenizer;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -18,18 +17,14 @@ import java.util.Map;
  */
 public final class ChatTemplateLoader {
 
-    // Jackson rather than Vert.x's JSON: the engine packages know nothing of Vert.x.
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private ChatTemplateLoader() {}
 
     /** The directory's template, or null when it has none (the caller keeps its role-tags default). */
     public static ChatTemplate load(Path modelDir, Clock clock) {
-        Path configFile = modelDir.resolve("tokenizer_config.json");
-        Map<?, ?> config = Files.isRegularFile(configFile) ? parse(configFile) : Map.of();
+        TokenizerConfig config = TokenizerConfig.in(modelDir);
         Map<String, String> tokens = new LinkedHashMap<>();
         for (String key : new String[] {"bos_token", "eos_token", "unk_token", "pad_token"}) {
-            tokens.put(key, tokenText(config.get(key)));
+            tokens.put(key, config.specialToken(key));
         }
         Map<String, String> sources = sources(modelDir, config);
         if (sources.isEmpty()) {
@@ -58,7 +53,7 @@ public final class ChatTemplateLoader {
     }
 
     /** Template sources by name ("default", "tool_use", …), in HF's order of precedence. */
-    static Map<String, String> sources(Path modelDir, Map<?, ?> config) {
+    static Map<String, String> sources(Path modelDir, TokenizerConfig config) {
         Map<String, String> out = new LinkedHashMap<>();
         Path jinja = modelDir.resolve("chat_template.jinja");
         if (Files.isRegularFile(jinja)) {
@@ -77,24 +72,6 @@ public final class ChatTemplateLoader {
             }
         }
         return out;
-    }
-
-    /** A special token as tokenizer_config.json writes it: a string or an AddedToken object. */
-    static String tokenText(Object value) {
-        if (value instanceof String s) {
-            return s;
-        } else if (value instanceof Map<?, ?> o && o.get("content") instanceof String content) {
-            return content;
-        }
-        return null;
-    }
-
-    private static Map<?, ?> parse(Path file) {
-        try {
-            return JSON.readValue(file.toFile(), Map.class);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file, e);
-        }
     }
 
     private static String read(Path file) {

@@ -3,7 +3,9 @@ package dev.tandem.engine.tokenizer;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -13,6 +15,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * One upstream's {@code POST /tokenize} ({@code {"model", "prompt", "add_special_tokens"}} →
@@ -20,6 +24,9 @@ import java.util.Arrays;
  */
 public final class UpstreamTokenize {
     private static final JsonFactory JSON = new JsonFactory();
+    /** Writes chat requests (thread-safe once built; one per JVM, not one per request). */
+    private static final ObjectMapper WRITER = new ObjectMapper();
+
     private static final HttpClient HTTP = HttpClient.newBuilder()
             .connectTimeout(Duration.ofSeconds(5))
             .version(HttpClient.Version.HTTP_1_1)
@@ -36,13 +43,13 @@ public final class UpstreamTokenize {
     }
 
     /** vLLM's TokenizeChatRequest: the model plus {@link UpstreamChatTemplate#request}'s fields. */
-    int[] encodeChat(String model, java.util.Map<String, Object> request) {
-        java.util.Map<String, Object> body = new java.util.LinkedHashMap<>();
+    int[] encodeChat(String model, Map<String, Object> request) {
+        Map<String, Object> body = new LinkedHashMap<>();
         body.put("model", model);
         body.putAll(request);
         try {
-            return post(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(body));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return post(WRITER.writeValueAsString(body));
+        } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
     }

@@ -15,6 +15,7 @@ import dev.tandem.protocol.WorkerRole;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -31,6 +32,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WorkerBridgeKvEventsTest {
+    private static final AtomicInteger BAD_CASES = new AtomicInteger();
+
     private static final int BLOCK = 16;
     private final Engine engine = ReferenceEngine.builtin(16);
     private TandemNode node;
@@ -140,11 +143,13 @@ class WorkerBridgeKvEventsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("badEvents")
     void aBadEventFrameIsRefusedAndChangesNothing(BadEvents bad) throws Exception {
+        // A name per case: the bridge frees a name when it sees the previous socket close, which may lag.
+        String id = "py-kv-bad-" + BAD_CASES.incrementAndGet();
         try (FakeExternalWorker worker = new FakeExternalWorker(port, engine)) {
-            join(worker, "py-kv-bad");
+            join(worker, id);
             long[] prompt = BlockHashes.of(engine.info().fingerprint(), BLOCK, tokens(2 * BLOCK));
             events(worker, stored(null, 0, 2));
-            awaitLeading("py-kv-bad", prompt, 2);
+            awaitLeading(id, prompt, 2);
 
             JsonObject err = worker.client.requestWithBody(Addresses.WORKER_KV_EVENTS, bad.body());
             assertEquals("err", err.getString("type"), err.encode());
@@ -153,9 +158,9 @@ class WorkerBridgeKvEventsTest {
             // Nothing lost: the blocks are still known, and the next frame is batch 2.
             JsonObject next = events(worker, stored(prompt[1], 2, 2 + 0 + 1));
             assertEquals(2, next.getLong("seq"));
-            assertEquals(2, node.router().prefixIndex().leadingBlocks("py-kv-bad", prompt));
+            assertEquals(2, node.router().prefixIndex().leadingBlocks(id, prompt));
         }
-        TestNodes.awaitTrue(() -> descriptor("py-kv-bad") == null, "py-kv-bad to leave");
+        TestNodes.awaitTrue(() -> descriptor(id) == null, id + " to leave");
     }
 
     @Test

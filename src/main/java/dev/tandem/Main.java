@@ -3,6 +3,7 @@ package dev.tandem;
 import dev.tandem.config.ConfigException;
 import dev.tandem.config.ConfigLoader;
 import dev.tandem.config.EnvOverrides;
+import dev.tandem.config.KvEventsSettings;
 import dev.tandem.config.MemoryBudget;
 import dev.tandem.config.ModelSettings;
 import dev.tandem.config.TandemConfig;
@@ -59,6 +60,17 @@ public final class Main implements Callable<Integer> {
         @Option(names = "--upstream-protocol", description = "engine openai: vllm (default) or sglang")
         String upstreamProtocol;
 
+        @Option(
+                names = "--upstream-kv-events",
+                description = "engine openai: the upstream's KV event publisher, tcp://host:port (its"
+                        + " --kv-events-config endpoint); routers then see what its prefix cache holds")
+        String upstreamKvEvents;
+
+        @Option(
+                names = "--upstream-kv-events-replay",
+                description = "engine openai: the upstream's KV event replay endpoint, tcp://host:port")
+        String upstreamKvEventsReplay;
+
         @Option(names = "--join", split = ",", description = "cluster members to join, host:port[,host:port…]")
         List<String> join;
 
@@ -93,6 +105,7 @@ public final class Main implements Callable<Integer> {
                 c = c.withModel(c.model().withTokenizer(tokenizer));
             }
             c = withEngineFlags(c, engine, upstream, upstreamProtocol);
+            c = withKvEventFlags(c, upstreamKvEvents, upstreamKvEventsReplay);
             if (join != null) {
                 c = c.withCluster(c.cluster().withMembers(join));
             }
@@ -148,6 +161,22 @@ public final class Main implements Callable<Integer> {
                     + " configuration file's model.engine, got '" + engine + "'");
         }
         return c;
+    }
+
+    /** The --upstream-kv-events and --upstream-kv-events-replay flags over the model section's. */
+    private static TandemConfig withKvEventFlags(TandemConfig c, String endpoint, String replay) {
+        if (endpoint == null && replay == null) {
+            return c;
+        }
+        UpstreamSettings u = c.model().upstream();
+        KvEventsSettings events = u.kvEvents();
+        if (endpoint != null) {
+            events = events.withEndpoint(endpoint);
+        }
+        if (replay != null) {
+            events = events.withReplayEndpoint(replay);
+        }
+        return c.withModel(c.model().withUpstream(u.withKvEvents(events)));
     }
 
     /** How many workers the embedded mode starts. */

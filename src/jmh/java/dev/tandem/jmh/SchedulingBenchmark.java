@@ -70,7 +70,7 @@ public class SchedulingBenchmark {
             prompts.add(prompt);
         }
         vertx = Vertx.vertx();
-        PrefixIndex index = new PrefixIndex(vertx, vertx.getOrCreateContext());
+        PrefixIndex index = new PrefixIndex(vertx, vertx.getOrCreateContext(), Long.MAX_VALUE, 0.5);
         index.start().await();
         for (int w = 0; w < workers; w++) {
             WorkerRole role = w % 2 == 0 ? WorkerRole.PREFILL : WorkerRole.DECODE;

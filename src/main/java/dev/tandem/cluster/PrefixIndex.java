@@ -16,7 +16,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.logging.Level;
@@ -29,7 +28,9 @@ import java.util.logging.Logger;
  * that worker for a {@link KvCacheSnapshot} and hold its batches until the answer, then replace what it
  * knew of the worker and replay the held batches newer than the snapshot. A failed snapshot forgets the
  * worker until its next batch, which asks again: the index may know too little, never something
- * wrong for long. It holds at most {@code maxEntries} block→worker pairs (its share of the memory
+ * wrong for long. Blocks in a worker's lower cache tier ({@link KvCacheEvents#storedLower}) are kept
+ * apart: a prompt's run of leading blocks may continue through them, each counting {@code lowerTierHit}
+ * of a block. It holds at most {@code maxEntries} block→worker pairs (its share of the memory
  * budget); blocks past it are not recorded ({@link #dropped}) until removals make room.
  *
  * <p>Confined to the owning verticle's context: events, snapshot answers, {@link #forgetWorker} and the
@@ -46,33 +47,14 @@ public final class PrefixIndex {
     /** Snapshots asked for again in a row, each still leaving a gap, before the worker is forgotten instead. */
     static final int MAX_RETRIES = 3;
 
-    private record Received(KvCacheEvents events, long receivedMillis) {}
-
-    /** What the index knows of one worker. */
-    private static final class Worker {
-        final String id;
-        LongHashSet blocks = new LongHashSet();
-        /** The last batch applied (or the snapshot's seq); 0: before the first. */
-        long last;
-        /** The snapshot request in flight, or null: while set, batches wait in {@link #held}. */
-        Object syncing;
-        /** Snapshots asked for in a row because the one before left a gap before the batches held. */
-        int retries;
-
-        final TreeMap<Long, Received> held = new TreeMap<>();
-
-        Worker(String id) {
-            this.id = id;
-        }
-    }
-
     private final Vertx vertx;
     private final Context context;
     private final long snapshotTimeoutMs;
     private final int maxBuffered;
     private final LongSupplier clock;
     private final long maxEntries;
-    private final Map<String, Worker> index = new HashMap<>();
+    private final double lowerTierHit;
+    private final Map<String, IndexedWorker> index = new HashMap<>();
     /** Workers whose last snapshot failed: warned about once, until one succeeds. */
     private final Set<String> unanswered = new HashSet<>();
 
@@ -86,9 +68,12 @@ public final class PrefixIndex {
 
     private MessageConsumer<Object> consumer;
 
-    /** @param maxEntries the most block→worker pairs held */
-    public PrefixIndex(Vertx vertx, Context context, long maxEntries) {
-        this(vertx, context, SNAPSHOT_TIMEOUT_MS, MAX_BUFFERED, System::currentTimeMillis, maxEntries);
+    /**
+     * @param maxEntries   the most block→worker pairs held
+     * @param lowerTierHit what a block held only in a worker's lower tier counts for, 0 to 1
+     */
+    public PrefixIndex(Vertx vertx, Context context, long maxEntries, double lowerTierHit) {
+        this(vertx, context, SNAPSHOT_TIMEOUT_MS, MAX_BUFFERED, System::currentTimeMillis, maxEntries, lowerTierHit);
     }
 
     PrefixIndex(
@@ -97,8 +82,10 @@ public final class PrefixIndex {
             long snapshotTimeoutMs,
             int maxBuffered,
             LongSupplier clock,
-            long maxEntries) {
+            long maxEntries,
+            double lowerTierHit) {
         this.vertx = vertx;
+        this.lowerTierHit = lowerTierHit;
         this.maxEntries = maxEntries;
         this.context = context;
         this.snapshotTimeoutMs = snapshotTimeoutMs;
@@ -149,11 +136,11 @@ public final class PrefixIndex {
 
     /** One batch of a worker's events, received at {@code receivedMillis} (wall clock). */
     void accept(KvCacheEvents events, long receivedMillis) {
-        Received batch = new Received(events, receivedMillis);
+        IndexedWorker.Received batch = new IndexedWorker.Received(events, receivedMillis);
         long seq = events.seq();
-        Worker w = index.get(events.workerId());
+        IndexedWorker w = index.get(events.workerId());
         if (w == null) {
-            w = new Worker(events.workerId());
+            w = new IndexedWorker(events.workerId());
             index.put(w.id, w);
             publishSizes();
             if (seq == 1) {
@@ -177,42 +164,48 @@ public final class PrefixIndex {
         // else: a duplicate or an older batch, already reflected
     }
 
-    private void hold(Worker w, Received batch) {
-        if (w.held.size() >= maxBuffered && !w.held.containsKey(batch.events.seq())) {
+    private void hold(IndexedWorker w, IndexedWorker.Received batch) {
+        if (w.held.size() >= maxBuffered && !w.held.containsKey(batch.events().seq())) {
             LOG.warning("more than " + maxBuffered + " KV event batches from worker " + w.id
                     + " arrived while its snapshot was on its way; dropping them and asking again");
             // The batch kept opens a gap after the snapshot if the snapshot predates the ones dropped.
             w.held.clear();
         }
-        w.held.put(batch.events.seq(), batch);
+        w.held.put(batch.events().seq(), batch);
     }
 
-    private void apply(Worker w, Received batch) {
-        KvCacheEvents e = batch.events;
+    private void apply(IndexedWorker w, IndexedWorker.Received batch) {
+        KvCacheEvents e = batch.events();
+        applyTier(w.blocks, e.stored(), e.removed());
+        applyTier(w.lower, e.storedLower(), e.removedLower());
+        w.last = e.seq();
+        lagMillis = batch.receivedMillis() - e.timeMillis();
+    }
+
+    /** One tier's stores and removals, counted in {@link #entries}. */
+    private void applyTier(LongHashSet blocks, long[] stored, long[] removed) {
         long delta = 0;
         // The batch's removals make room for its stores, applied before them.
         long room = maxEntries - entries;
-        for (long block : e.removed()) {
-            room += w.blocks.contains(block) ? 1 : 0;
+        for (long block : removed) {
+            room += blocks.contains(block) ? 1 : 0;
         }
-        for (long block : e.stored()) {
-            if (delta >= room && !w.blocks.contains(block)) {
+        for (long block : stored) {
+            if (delta >= room && !blocks.contains(block)) {
                 dropped++;
-            } else if (w.blocks.add(block)) {
+            } else if (blocks.add(block)) {
                 delta++;
             }
         }
-        for (long block : e.removed()) {
-            if (w.blocks.remove(block)) {
+        for (long block : removed) {
+            if (blocks.remove(block)) {
                 delta--;
             }
         }
-        w.last = e.seq();
         entries += delta;
-        lagMillis = batch.receivedMillis - e.timeMillis();
     }
 
-    private void requestSnapshot(Worker w) {
+    private void requestSnapshot(IndexedWorker w) {
         Object attempt = new Object();
         w.syncing = attempt;
         snapshots++;
@@ -228,11 +221,11 @@ public final class PrefixIndex {
     }
 
     /** True while {@code attempt} is the worker's snapshot request and the worker has not been forgotten. */
-    private boolean current(Worker w, Object attempt) {
+    private boolean current(IndexedWorker w, Object attempt) {
         return index.get(w.id) == w && w.syncing == attempt;
     }
 
-    private void onSnapshot(Worker w, Object attempt, KvCacheSnapshot snapshot) {
+    private void onSnapshot(IndexedWorker w, Object attempt, KvCacheSnapshot snapshot) {
         if (!current(w, attempt)) {
             return;
         }
@@ -242,24 +235,29 @@ public final class PrefixIndex {
         }
         unanswered.remove(w.id);
         w.syncing = null;
-        long room = maxEntries - (entries - w.blocks.size());
-        long[] held = snapshot.blocks();
-        int kept = (int) Math.max(0, Math.min(held.length, room));
+        entries -= w.blocks.size() + w.lower.size();
+        w.blocks = bounded(snapshot.blocks());
+        w.lower = bounded(snapshot.lowerBlocks());
+        w.last = snapshot.seq();
+        replayHeld(w);
+    }
+
+    /** A snapshot's blocks, as many as the bound leaves room for, counted in {@link #entries}. */
+    private LongHashSet bounded(long[] held) {
+        int kept = (int) Math.max(0, Math.min(held.length, maxEntries - entries));
         dropped += held.length - kept;
         LongHashSet blocks = new LongHashSet(kept);
         for (int i = 0; i < kept; i++) {
             blocks.add(held[i]);
         }
-        entries += blocks.size() - w.blocks.size();
-        w.blocks = blocks;
-        w.last = snapshot.seq();
-        replayHeld(w);
+        entries += blocks.size();
+        return blocks;
     }
 
     /** Applies the batches held during a snapshot, in order, from the one after it; a gap asks again. */
-    private void replayHeld(Worker w) {
+    private void replayHeld(IndexedWorker w) {
         while (!w.held.isEmpty()) {
-            Map.Entry<Long, Received> first = w.held.firstEntry();
+            Map.Entry<Long, IndexedWorker.Received> first = w.held.firstEntry();
             long seq = first.getKey();
             if (seq > w.last + 1) {
                 gaps++;
@@ -279,13 +277,13 @@ public final class PrefixIndex {
         w.retries = 0;
     }
 
-    private void onSnapshotFailed(Worker w, Object attempt, Throwable failure) {
+    private void onSnapshotFailed(IndexedWorker w, Object attempt, Throwable failure) {
         if (current(w, attempt)) {
             giveUp(w, failure.getMessage());
         }
     }
 
-    private void giveUp(Worker w, String why) {
+    private void giveUp(IndexedWorker w, String why) {
         Level level = unanswered.add(w.id) ? Level.WARNING : Level.FINE;
         LOG.log(
                 level,
@@ -301,9 +299,9 @@ public final class PrefixIndex {
     }
 
     private void drop(String workerId) {
-        Worker w = index.remove(workerId);
+        IndexedWorker w = index.remove(workerId);
         if (w != null) {
-            entries -= w.blocks.size();
+            entries -= w.blocks.size() + w.lower.size();
             publishSizes();
         }
     }
@@ -317,8 +315,8 @@ public final class PrefixIndex {
 
     /** How many of {@code promptHashes}, from the first, the worker's caches hold (0 for a worker unknown). */
     public int leadingBlocks(String workerId, long[] promptHashes) {
-        Worker w = index.get(workerId);
-        return w == null ? 0 : leading(w.blocks, promptHashes);
+        IndexedWorker w = index.get(workerId);
+        return w == null ? 0 : w.leading(promptHashes, lowerTierHit);
     }
 
     /**
@@ -330,20 +328,12 @@ public final class PrefixIndex {
         if (promptHashes.length == 0) {
             return out;
         }
-        for (Worker w : index.values()) {
-            if (w.blocks.contains(promptHashes[0])) {
-                out.put(w.id, leading(w.blocks, promptHashes));
+        for (IndexedWorker w : index.values()) {
+            if (w.holds(promptHashes[0])) {
+                out.put(w.id, w.leading(promptHashes, lowerTierHit));
             }
         }
         return out;
-    }
-
-    private static int leading(LongHashSet blocks, long[] hashes) {
-        int n = 0;
-        while (n < hashes.length && blocks.contains(hashes[n])) {
-            n++;
-        }
-        return n;
     }
 
     /** Block→worker pairs held. */
@@ -378,7 +368,7 @@ public final class PrefixIndex {
 
     /** The blocks the index holds for a worker, sorted (for tests). */
     long[] blocks(String workerId) {
-        Worker w = index.get(workerId);
+        IndexedWorker w = index.get(workerId);
         long[] out = w == null ? new long[0] : w.blocks.toArray();
         java.util.Arrays.sort(out);
         return out;
@@ -386,7 +376,7 @@ public final class PrefixIndex {
 
     /** The last batch applied for a worker, or -1 when unknown (for tests). */
     long lastSeq(String workerId) {
-        Worker w = index.get(workerId);
+        IndexedWorker w = index.get(workerId);
         return w == null ? -1 : w.last;
     }
 

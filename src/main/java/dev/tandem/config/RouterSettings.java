@@ -16,6 +16,9 @@ package dev.tandem.config;
  *                              tokens are left to compute, it prefills them itself (no prefill worker, no
  *                              KV transfer); 0 = never. Ignored under a policy without local prefill
  *                              ({@code cache-aware}): see {@link #schedulingPolicy()}
+ * @param lowerTierHitFraction what a prompt block counts for in prefix scoring when a worker holds it only in
+ *                             its cache's lower tier (a GPU engine's blocks offloaded to CPU memory): loading
+ *                             it is cheaper than computing it, dearer than finding it on the GPU
  * @param loadReportMs         how often a replica publishes its in-flight load to the others (it also
  *                             publishes right after changes); a report older than four of these is dropped
  */
@@ -30,6 +33,7 @@ public record RouterSettings(
         long decodeStallTimeoutMs,
         long loadReportMs,
         int localPrefillMaxTokens,
+        double lowerTierHitFraction,
         String policy,
         SchedulerSettings prefill,
         SchedulerSettings decode) {
@@ -48,6 +52,7 @@ public record RouterSettings(
                 s.integer("decode-stall-timeout-ms", 30_000L, 100, 3_600_000L),
                 s.integer("load-report-ms", 250L, 10, 60_000),
                 s.integer("local-prefill-max-tokens", 256, 0, 1 << 20),
+                s.decimal("lower-tier-hit-fraction", 0.5, 0, 1),
                 policy.name(),
                 SchedulerSettings.read(s.section("prefill-scheduling"), policy.prefill()),
                 SchedulerSettings.read(s.section("decode-scheduling"), policy.decode()));

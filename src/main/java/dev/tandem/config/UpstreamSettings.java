@@ -17,6 +17,7 @@ import java.util.Locale;
  * @param vocabSize        the vocabulary's size; 0 = find it by asking {@code /detokenize}
  * @param bootstrapHost    SGLang: the prefill server's bootstrap host (empty = the upstream URL's host)
  * @param bootstrapPort    SGLang: the prefill server's {@code --disaggregation-bootstrap-port}
+ * @param kvEvents         where the upstream publishes its KV cache events (ZeroMQ), or none
  */
 public record UpstreamSettings(
         String url,
@@ -26,12 +27,35 @@ public record UpstreamSettings(
         long startTimeoutMs,
         int vocabSize,
         String bootstrapHost,
-        int bootstrapPort) {
+        int bootstrapPort,
+        KvEventsSettings kvEvents) {
 
     public static final String VLLM = "vllm";
     public static final String SGLANG = "sglang";
     public static final List<String> PROTOCOLS = List.of(VLLM, SGLANG);
     public static final UpstreamSettings NONE = new UpstreamSettings("", VLLM, 30_000, 1_000, 60_000, 0, "", 8998);
+
+    /** An upstream that publishes no KV events. */
+    public UpstreamSettings(
+            String url,
+            String protocol,
+            long timeoutMs,
+            long pollMs,
+            long startTimeoutMs,
+            int vocabSize,
+            String bootstrapHost,
+            int bootstrapPort) {
+        this(
+                url,
+                protocol,
+                timeoutMs,
+                pollMs,
+                startTimeoutMs,
+                vocabSize,
+                bootstrapHost,
+                bootstrapPort,
+                KvEventsSettings.NONE);
+    }
 
     static UpstreamSettings read(ConfigSection s) {
         UpstreamSettings u = new UpstreamSettings(
@@ -42,7 +66,8 @@ public record UpstreamSettings(
                 s.integer("upstream-start-timeout-ms", 60_000L, 0, 3_600_000),
                 s.integer("upstream-vocab-size", 0, 0, 16_777_216),
                 s.string("upstream-bootstrap-host", ""),
-                s.integer("upstream-bootstrap-port", 8998, 1, 65535));
+                s.integer("upstream-bootstrap-port", 8998, 1, 65535),
+                KvEventsSettings.read(s));
         if (!u.url.isBlank()) {
             u.uri();
         }
@@ -74,7 +99,7 @@ public record UpstreamSettings(
 
     public UpstreamSettings withUrl(String url) {
         return new UpstreamSettings(
-                url, protocol, timeoutMs, pollMs, startTimeoutMs, vocabSize, bootstrapHost, bootstrapPort);
+                url, protocol, timeoutMs, pollMs, startTimeoutMs, vocabSize, bootstrapHost, bootstrapPort, kvEvents);
     }
 
     public UpstreamSettings withProtocol(String protocol) {
@@ -82,6 +107,11 @@ public record UpstreamSettings(
             throw new ConfigException("upstream protocol must be one of " + PROTOCOLS + ", got '" + protocol + "'");
         }
         return new UpstreamSettings(
-                url, protocol, timeoutMs, pollMs, startTimeoutMs, vocabSize, bootstrapHost, bootstrapPort);
+                url, protocol, timeoutMs, pollMs, startTimeoutMs, vocabSize, bootstrapHost, bootstrapPort, kvEvents);
+    }
+
+    public UpstreamSettings withKvEvents(KvEventsSettings kvEvents) {
+        return new UpstreamSettings(
+                url, protocol, timeoutMs, pollMs, startTimeoutMs, vocabSize, bootstrapHost, bootstrapPort, kvEvents);
     }
 }

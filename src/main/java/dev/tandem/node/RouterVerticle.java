@@ -148,7 +148,8 @@ public final class RouterVerticle extends VerticleBase {
      */
     private ModelSchedulers wireScheduling(TokenizerStore tokenizers, LoadTracker loads) {
         // Which worker caches which prompt block, from the workers' KV cache events.
-        prefixIndex = new PrefixIndex(vertx, context, memory.prefixIndexEntries());
+        prefixIndex = new PrefixIndex(
+                vertx, context, memory.prefixIndexEntries(), config.router().lowerTierHitFraction());
         directory.onRemoved(workerId -> context.runOnContext(v -> prefixIndex.forgetWorker(workerId)));
         SchedulingMetrics scheduling = new SchedulingMetrics(nodeMetrics.registry());
         directory.onRemoved(scheduling::forget);

@@ -98,7 +98,7 @@ class PrefixIndexTest {
     private Replica replica(int maxBuffered) {
         Context context = vertx.getOrCreateContext();
         PrefixIndex index =
-                new PrefixIndex(vertx, context, 5_000, maxBuffered, System::currentTimeMillis, Long.MAX_VALUE);
+                new PrefixIndex(vertx, context, 5_000, maxBuffered, System::currentTimeMillis, Long.MAX_VALUE, 0.5);
         index.start().await();
         return new Replica(index, context);
     }
@@ -518,7 +518,7 @@ class PrefixIndexTest {
     @Test
     void theLagIsReceiptTimeMinusSendTime() {
         Context context = vertx.getOrCreateContext();
-        PrefixIndex index = new PrefixIndex(vertx, context, 5_000, 10, () -> 50_250, Long.MAX_VALUE);
+        PrefixIndex index = new PrefixIndex(vertx, context, 5_000, 10, () -> 50_250, Long.MAX_VALUE, 0.5);
         index.start().await();
         Replica r = new Replica(index, context);
         FakeKvWorker w1 = worker("w1");
@@ -531,7 +531,7 @@ class PrefixIndexTest {
     @Test
     void atItsBoundTheIndexRecordsNoMoreBlocksUntilRemovalsMakeRoom() {
         Context context = vertx.getOrCreateContext();
-        PrefixIndex index = new PrefixIndex(vertx, context, 5_000, 10, System::currentTimeMillis, 3);
+        PrefixIndex index = new PrefixIndex(vertx, context, 5_000, 10, System::currentTimeMillis, 3, 0.5);
         Replica r = new Replica(index, context);
         r.on(() -> {
             index.accept(new KvCacheEvents("w1", 1, 0, blocks(1, 2), NONE), 0);

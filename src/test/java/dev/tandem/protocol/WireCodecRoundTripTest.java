@@ -72,6 +72,17 @@ class WireCodecRoundTripTest {
                         KvCacheSnapshot.CODEC,
                         new KvCacheSnapshot("decode-2", 0, new long[] {123456789012345L}),
                         "blocks"),
+                Arguments.of(
+                        "KvCacheEvents(lower tier)",
+                        KvCacheEvents.CODEC,
+                        new KvCacheEvents(
+                                "prefill-1", 3, 17L, new long[] {1}, new long[0], new long[] {-5, 6}, new long[] {9}),
+                        "stored"),
+                Arguments.of(
+                        "KvCacheSnapshot(lower tier)",
+                        KvCacheSnapshot.CODEC,
+                        new KvCacheSnapshot("prefill-1", 4, new long[] {1}, new long[] {Long.MIN_VALUE}),
+                        "blocks"),
                 Arguments.of("CacheSpec", CacheSpec.CODEC, new CacheSpec(16, true), "block_size"),
                 Arguments.of(
                         "CacheSpec(block bytes)", CacheSpec.CODEC, new CacheSpec(16, false, 327_680), "block_size"),

@@ -2,21 +2,17 @@ package dev.tandem.bridge.worker;
 
 import dev.tandem.bridge.BridgeFrames;
 import dev.tandem.bridge.BridgeSocket;
-import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.BlockHashes;
 import dev.tandem.protocol.JsonCodec;
 import dev.tandem.protocol.KvCacheEvents;
-import dev.tandem.protocol.KvCacheSnapshot;
 import dev.tandem.protocol.ProtocolException;
 import dev.tandem.protocol.WorkerJoin;
+import dev.tandem.worker.kv.KvCacheLedger;
 import io.vertx.core.eventbus.EventBus;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * An external worker's prefix cache as the routers see it: the bridge turns the worker's event frames
@@ -37,14 +33,11 @@ final class BridgeKvEvents {
         void refuse(String code, String detail, String replyAddress);
     }
 
-    private final EventBus eventBus;
-    private final String workerId;
     private final long fingerprint;
     private final int blockSize;
     private final BridgeSocket socket;
     private final Refusals refusals;
-    private final Set<Long> held = new LinkedHashSet<>();
-    private long seq;
+    private final KvCacheLedger ledger;
 
     BridgeKvEvents(
             EventBus eventBus,
@@ -53,12 +46,11 @@ final class BridgeKvEvents {
             int blockSize,
             BridgeSocket socket,
             Refusals refusals) {
-        this.eventBus = eventBus;
-        this.workerId = workerId;
         this.fingerprint = fingerprint;
         this.blockSize = blockSize;
         this.socket = socket;
         this.refusals = refusals;
+        this.ledger = new KvCacheLedger(eventBus, workerId);
     }
 
     /**
@@ -71,7 +63,7 @@ final class BridgeKvEvents {
         BridgeKvEvents events = new BridgeKvEvents(
                 eventBus, worker.id(), join.modelFingerprint(), join.kvBlockSize(), socket, refusals);
         if (join.kvBlockSize() > 0) {
-            worker.addConsumer(eventBus.consumer(Addresses.kvSnapshot(worker.id()), events::snapshot));
+            worker.addConsumer(events.ledger.serveSnapshots());
         }
         return events;
     }
@@ -116,35 +108,18 @@ final class BridgeKvEvents {
             }
             changes.add(change(e, "events[" + i + "]"));
         }
-        Set<Long> stored = new LinkedHashSet<>();
-        Set<Long> removed = new LinkedHashSet<>();
         JsonArray storedHashes = new JsonArray();
         for (Change c : changes) {
-            long[] hashes = c.clear() ? held.stream().mapToLong(Long::longValue).toArray() : c.hashes();
-            for (long h : hashes) {
-                if (c.store()) {
-                    storedHashes.add(h);
-                    if (!removed.remove(h) && held.add(h)) {
-                        stored.add(h);
-                    }
-                } else if (held.remove(h) && !stored.remove(h)) {
-                    removed.add(h);
-                }
+            if (c.clear()) {
+                ledger.clear();
+            } else if (c.store()) {
+                java.util.Arrays.stream(c.hashes()).forEach(storedHashes::add);
+                ledger.store(c.hashes(), false);
+            } else {
+                ledger.remove(c.hashes(), false);
             }
         }
-        if (!stored.isEmpty() || !removed.isEmpty()) {
-            seq++;
-            eventBus.publish(
-                    Addresses.KV_EVENTS,
-                    KvCacheEvents.CODEC.encode(new KvCacheEvents(
-                            workerId, seq, System.currentTimeMillis(), array(stored), array(removed))));
-        }
-        return new JsonObject().put("seq", seq).put("stored", storedHashes);
-    }
-
-    /** A router asks for every block the worker holds, as of the last batch. */
-    void snapshot(Message<Object> request) {
-        request.reply(KvCacheSnapshot.CODEC.encode(new KvCacheSnapshot(workerId, seq, array(held))));
+        return new JsonObject().put("seq", ledger.publish()).put("stored", storedHashes);
     }
 
     private Change change(JsonObject e, String where) {
@@ -204,9 +179,5 @@ final class BridgeKvEvents {
             out[i] = n.longValue();
         }
         return out;
-    }
-
-    private static long[] array(Set<Long> hashes) {
-        return hashes.stream().mapToLong(Long::longValue).toArray();
     }
 }

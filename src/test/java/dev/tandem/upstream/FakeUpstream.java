@@ -23,7 +23,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class FakeUpstream {
     static final String MODEL = "fake-llama";
-    static final int CONTEXT = 2048;
+    static final int CONTEXT = 8192;
     static final String ANSWER = "Paris is the capital and";
 
     enum Kind {
@@ -65,6 +65,9 @@ final class FakeUpstream {
     volatile String answerText = ANSWER;
     /** {@code /detokenize} calls answered: learning a vocabulary must not take one per token. */
     final java.util.concurrent.atomic.AtomicInteger detokenizeCalls = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** Told every generation request's prompt token ids (a prefix cache's events follow from them). */
+    volatile java.util.function.Consumer<int[]> onPrompt = prompt -> {};
 
     volatile boolean healthy = true;
     volatile int running;
@@ -237,6 +240,10 @@ final class FakeUpstream {
 
     private void generate(HttpServerResponse response, JsonObject body) {
         received.add(body.copy());
+        if (body.getValue("prompt") instanceof JsonArray prompt) {
+            onPrompt.accept(
+                    prompt.stream().mapToInt(t -> ((Number) t).intValue()).toArray());
+        }
         response.closeHandler(v -> {
             if (!response.ended()) {
                 closedEarly.incrementAndGet();

@@ -4,6 +4,7 @@ import dev.tandem.cluster.ShutdownDrain;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.UpstreamSettings;
 import dev.tandem.config.WorkerSettings;
+import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
@@ -37,6 +38,9 @@ abstract class UpstreamWorkerBase extends VerticleBase {
     UpstreamFlow flow;
     UpstreamMonitor monitor;
     WorkerControl control;
+    /** The engine's prefix cache from its KV events, or null when none are configured. */
+    UpstreamKvCache kvCache;
+
     private boolean announced;
 
     UpstreamWorkerBase(String workerId, UpstreamWorkerSetup setup) {
@@ -57,12 +61,20 @@ abstract class UpstreamWorkerBase extends VerticleBase {
         monitor.start();
         List<MessageConsumer<?>> consumers = new ArrayList<>(roleConsumers(vertx.eventBus()));
         consumers.add(TokenizeService.serve(vertx, client, model.name()));
+        if (upstream.kvEvents().enabled()) {
+            kvCache = new UpstreamKvCache(
+                    context, workerId, model.fingerprint(), settings.kvBlockSize(), upstream.kvEvents());
+            consumers.add(kvCache.start());
+        }
         return control.start(consumers).onSuccess(v -> announced = true);
     }
 
     @Override
     public final Future<?> stop() {
         monitor.stop();
+        if (kvCache != null) {
+            kvCache.close();
+        }
         cancelAll();
         return control.stop().eventually(() -> client.close());
     }
@@ -93,7 +105,8 @@ abstract class UpstreamWorkerBase extends VerticleBase {
                 capacity,
                 control.draining() || !monitor.healthy(),
                 load,
-                null,
+                // With the engine's KV events, routers see its prefix cache in Tandem's blocks.
+                kvCache == null ? null : new CacheSpec(settings.kvBlockSize(), false),
                 model.card());
     }
 

@@ -1,0 +1,208 @@
+package dev.tandem.upstream.kvevents;
+
+import dev.tandem.config.KvEventsSettings;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZFrame;
+import org.zeromq.ZMQ;
+import org.zeromq.ZMsg;
+
+/**
+ * Follows a GPU engine's KV event stream: a ZeroMQ SUB socket on the engine's publisher, messages
+ * {@code [topic, 8-byte big-endian sequence number, msgpack KVEventBatch]}, decoded in order. A gap in
+ * the sequence is filled from the engine's replay endpoint (a DEALER sends the first missing number; the
+ * engine answers {@code [seq, payload]} frames, then seq -1); when it cannot be filled, when the sequence
+ * starts over (the engine restarted) or the connection drops, the listener is told to reset — what it
+ * knew may be wrong — and following starts again from the next message. A subscriber that starts after
+ * the engine asks for everything the replay buffer still holds. Runs on its own thread: the listener is
+ * called there.
+ */
+public final class ZmqKvEventSubscriber implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(ZmqKvEventSubscriber.class.getName());
+    private static final AtomicInteger MONITORS = new AtomicInteger();
+
+    /** How long a replay may take before the gap counts as unfillable. */
+    static final int REPLAY_TIMEOUT_MS = 5_000;
+
+    /** What the stream says, in order. */
+    public interface Listener {
+        void onBatch(EngineKvBatch batch);
+
+        /** Forget everything: the stream has a hole, restarted, or was cut. */
+        void onReset(String why);
+    }
+
+    private final KvEventsSettings settings;
+    private final String name;
+    private final Listener listener;
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile long batches;
+    private volatile long gaps;
+    private volatile long resets;
+    private long last = -1;
+
+    public ZmqKvEventSubscriber(KvEventsSettings settings, String name, Listener listener) {
+        this.settings = settings;
+        this.name = name;
+        this.listener = listener;
+        this.thread = new Thread(this::run, "tandem-kv-events-" + name);
+        thread.setDaemon(true);
+    }
+
+    public ZmqKvEventSubscriber start() {
+        thread.start();
+        return this;
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        try {
+            thread.join(2_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Batches applied so far, replayed ones included. */
+    public long batches() {
+        return batches;
+    }
+
+    /** Gaps in the sequence seen so far. */
+    public long gaps() {
+        return gaps;
+    }
+
+    /** Resets so far (unfillable gaps, restarts, lost connections, unreadable messages). */
+    public long resets() {
+        return resets;
+    }
+
+    private void run() {
+        try (ZContext ctx = new ZContext()) {
+            ZMQ.Socket sub = ctx.createSocket(SocketType.SUB);
+            sub.setLinger(0);
+            sub.subscribe(settings.topic().getBytes(StandardCharsets.UTF_8));
+            String monitorAddress = "inproc://tandem-kv-monitor-" + MONITORS.incrementAndGet();
+            sub.monitor(monitorAddress, ZMQ.EVENT_DISCONNECTED);
+            ZMQ.Socket monitor = ctx.createSocket(SocketType.PAIR);
+            monitor.connect(monitorAddress);
+            sub.connect(settings.endpoint());
+            ZMQ.Poller poller = ctx.createPoller(2);
+            poller.register(sub, ZMQ.Poller.POLLIN);
+            poller.register(monitor, ZMQ.Poller.POLLIN);
+            while (running && !Thread.currentThread().isInterrupted()) {
+                if (poller.poll(100) <= 0) {
+                    continue;
+                }
+                if (poller.pollin(1) && ZMQ.Event.recv(monitor, ZMQ.DONTWAIT) != null && last >= 0) {
+                    reset("the connection to " + settings.endpoint() + " dropped");
+                }
+                if (poller.pollin(0)) {
+                    receive(ZMsg.recvMsg(sub, ZMQ.DONTWAIT), ctx);
+                }
+            }
+        } catch (RuntimeException e) {
+            if (running) {
+                LOG.log(Level.WARNING, "KV event subscriber " + name + " stopped: " + e, e);
+                listener.onReset("the subscriber stopped: " + e.getMessage());
+            }
+        }
+    }
+
+    private void receive(ZMsg msg, ZContext ctx) {
+        if (msg == null) {
+            return;
+        }
+        ZFrame[] frames = msg.toArray(new ZFrame[0]);
+        if (frames.length != 3 || frames[1].size() != 8) {
+            if (last >= 0) {
+                reset("a message of " + msg.size() + " frames is no [topic, seq, payload]");
+            }
+            return;
+        }
+        long seq = ByteBuffer.wrap(frames[1].getData()).getLong();
+        byte[] payload = frames[2].getData();
+        if (last >= 0 && seq <= last) {
+            reset("the sequence started over at " + seq + " after " + last + " (the engine restarted)");
+        }
+        if (last < 0 && seq > 0) {
+            replay(ctx, 0, seq);
+        } else if (last >= 0 && seq > last + 1) {
+            gaps++;
+            if (!replay(ctx, last + 1, seq)) {
+                reset("batches " + (last + 1) + " to " + (seq - 1) + " were lost and could not be replayed");
+            }
+        }
+        deliver(seq, payload);
+    }
+
+    /**
+     * Asks the replay endpoint for batches {@code from} to {@code upTo - 1} and applies those that follow
+     * on from {@code last}; true when every one of them arrived.
+     */
+    private boolean replay(ZContext ctx, long from, long upTo) {
+        if (settings.replayEndpoint().isBlank()) {
+            return false;
+        }
+        ZMQ.Socket dealer = ctx.createSocket(SocketType.DEALER);
+        try {
+            dealer.setLinger(0);
+            dealer.setReceiveTimeOut(REPLAY_TIMEOUT_MS);
+            dealer.connect(settings.replayEndpoint());
+            dealer.sendMore(new byte[0]);
+            dealer.send(ByteBuffer.allocate(8).putLong(from).array());
+            while (running) {
+                ZMsg reply = ZMsg.recvMsg(dealer);
+                if (reply == null) {
+                    return false;
+                }
+                // [empty delimiter, seq, payload]; the end is seq -1.
+                ZFrame[] frames = reply.toArray(new ZFrame[0]);
+                if (frames.length != 3 || frames[1].size() != 8) {
+                    return false;
+                }
+                long seq = ByteBuffer.wrap(frames[1].getData()).getLong();
+                if (seq < 0) {
+                    break;
+                }
+                if (seq < upTo && (last < 0 ? seq >= from : seq == last + 1)) {
+                    deliver(seq, frames[2].getData());
+                }
+            }
+            return last == upTo - 1;
+        } finally {
+            ctx.destroySocket(dealer);
+        }
+    }
+
+    private void deliver(long seq, byte[] payload) {
+        EngineKvBatch batch;
+        try {
+            batch = EngineKvBatchDecoder.decode(seq, payload);
+        } catch (KvEventFormatException e) {
+            reset("batch " + seq + " is unreadable: " + e.getMessage());
+            last = seq;
+            return;
+        }
+        listener.onBatch(batch);
+        batches++;
+        last = seq;
+    }
+
+    private void reset(String why) {
+        resets++;
+        last = -1;
+        LOG.log(
+                resets == 1 ? Level.WARNING : Level.FINE,
+                "KV events of " + name + ": " + why + "; forgetting its cache");
+        listener.onReset(why);
+    }
+}

@@ -1,0 +1,78 @@
+package dev.tandem.worker.upstream;
+
+import dev.tandem.config.KvEventsSettings;
+import dev.tandem.upstream.kvevents.EngineBlockMap;
+import dev.tandem.upstream.kvevents.EngineKvBatch;
+import dev.tandem.upstream.kvevents.EngineKvEvent;
+import dev.tandem.upstream.kvevents.ZmqKvEventSubscriber;
+import dev.tandem.worker.kv.KvCacheLedger;
+import io.vertx.core.Context;
+import io.vertx.core.eventbus.MessageConsumer;
+
+/**
+ * An upstream worker's view of its GPU engine's prefix cache: the engine's KV event stream
+ * ({@link ZmqKvEventSubscriber}, on its own thread) mapped to Tandem block hashes ({@link EngineBlockMap})
+ * and told to the routers as Tandem's own cache events ({@link KvCacheLedger}), one batch per engine
+ * batch. Mapping and publishing run on the worker's context.
+ */
+final class UpstreamKvCache implements EngineBlockMap.Sink {
+    /** Engine blocks remembered at most: a GPU engine holds tens of thousands; past this, start over. */
+    static final int MAX_ENGINE_BLOCKS = 4_000_000;
+
+    private final Context context;
+    private final KvCacheLedger ledger;
+    private final EngineBlockMap map;
+    private final ZmqKvEventSubscriber subscriber;
+
+    UpstreamKvCache(Context context, String workerId, long fingerprint, int blockSize, KvEventsSettings settings) {
+        this.context = context;
+        this.ledger = new KvCacheLedger(context.owner().eventBus(), workerId);
+        this.map = new EngineBlockMap(fingerprint, blockSize, MAX_ENGINE_BLOCKS);
+        this.subscriber = new ZmqKvEventSubscriber(settings, workerId, new ZmqKvEventSubscriber.Listener() {
+            @Override
+            public void onBatch(EngineKvBatch batch) {
+                context.runOnContext(v -> apply(batch));
+            }
+
+            @Override
+            public void onReset(String why) {
+                context.runOnContext(v -> {
+                    map.clear(UpstreamKvCache.this);
+                    ledger.publish();
+                });
+            }
+        });
+    }
+
+    /** Starts following the engine; the snapshot consumer is returned for the worker to register. */
+    MessageConsumer<Object> start() {
+        subscriber.start();
+        return ledger.serveSnapshots();
+    }
+
+    void close() {
+        subscriber.close();
+    }
+
+    private void apply(EngineKvBatch batch) {
+        for (EngineKvEvent event : batch.events()) {
+            map.apply(event, this);
+        }
+        ledger.publish();
+    }
+
+    @Override
+    public void store(long[] hashes, boolean lowerTier) {
+        ledger.store(hashes, lowerTier);
+    }
+
+    @Override
+    public void remove(long[] hashes, boolean lowerTier) {
+        ledger.remove(hashes, lowerTier);
+    }
+
+    @Override
+    public void clear() {
+        ledger.clear();
+    }
+}

@@ -553,6 +553,30 @@ class PrefixIndexTest {
     }
 
     @Test
+    void aBlockHeldOnlyInTheLowerTierCountsAtItsFraction() {
+        Context context = vertx.getOrCreateContext();
+        PrefixIndex index = new PrefixIndex(vertx, context, 5_000, 10, System::currentTimeMillis, Long.MAX_VALUE, 0.5);
+        Replica r = new Replica(index, context);
+        r.on(() -> {
+            // Blocks 1–2 on the GPU, 3–6 offloaded, 7 on the GPU again after a gap in neither tier.
+            index.accept(new KvCacheEvents("w1", 1, 0, blocks(1, 2, 8), NONE, blocks(3, 4, 5, 6), NONE), 0);
+            // Only offloaded: still named, at half a block each.
+            index.accept(new KvCacheEvents("w2", 1, 0, NONE, NONE, blocks(1, 2, 3), NONE), 0);
+            return null;
+        });
+        assertEquals(Map.of("w1", 2 + 2, "w2", 1), r.leading(1, 2, 3, 4, 5, 6, 7, 8));
+        assertEquals(10, index.entries());
+        r.on(() -> {
+            // Offloaded blocks evicted from CPU memory; the GPU's copy of 1 evicted too.
+            index.accept(new KvCacheEvents("w1", 2, 0, NONE, blocks(1), NONE, blocks(3, 4, 5, 6)), 0);
+            return null;
+        });
+        assertEquals(Map.of("w2", 1), r.leading(1, 2, 3));
+        assertEquals(0, r.leading("w1", new long[] {1, 2}));
+        assertEquals(5, index.entries());
+    }
+
+    @Test
     void stopUnsubscribesAndForgets() {
         Replica r = replica();
         FakeKvWorker w1 = worker("w1");

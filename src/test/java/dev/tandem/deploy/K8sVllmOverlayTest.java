@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
+import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,6 +63,19 @@ class K8sVllmOverlayTest {
                     joined.contains("--engine openai --upstream http://127.0.0.1:8000 --upstream-protocol vllm"),
                     joined);
             assertEquals("1800000", K8sManifests.env(named(d, "tandem"), "TANDEM_MODEL_UPSTREAM_START_TIMEOUT_MS"));
+            // KV events on: vLLM publishes where the worker subscribes.
+            String events = args.get(args.indexOf("--kv-events-config") + 1);
+            JsonObject config = new JsonObject(events);
+            assertTrue(config.getBoolean("enable_kv_cache_events"), events);
+            assertEquals("zmq", config.getString("publisher"), events);
+            assertTrue(
+                    joined.contains("--upstream-kv-events tcp://127.0.0.1:"
+                            + config.getString("endpoint").replaceAll(".*:", "")),
+                    joined);
+            assertTrue(
+                    joined.contains("--upstream-kv-events-replay tcp://127.0.0.1:"
+                            + config.getString("replay_endpoint").replaceAll(".*:", "")),
+                    joined);
         }
     }
 

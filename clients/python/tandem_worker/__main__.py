@@ -42,6 +42,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p.add_argument("--model", default=TOY_NAME, help="model name to join as (the cluster's; default %(default)s)")
     p.add_argument("--vocab-size", type=int, default=258, help="toy model vocabulary (the cluster's)")
     p.add_argument("--seq-len", type=int, default=512, help="toy model context length (the cluster's)")
+    p.add_argument("--prefix-cache-blocks", type=int, default=1024,
+                   help="prefill: KV blocks of prompts kept for reuse and announced to the routers (0 = none)")
     p.add_argument("--kv-capacity-bytes", type=int, default=None, help="decode: KV memory limit")
     p.add_argument("--drain-seconds", type=float, default=5.0, help="how long a signal waits for running work")
     p.add_argument("--reconnect-timeout", type=float, default=60.0,
@@ -63,6 +65,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     settings = WorkerSettings(max_batch=args.max_batch or (64 if args.role == "decode" else 1))
     if args.kv_capacity_bytes is not None:
         settings.kv_capacity_bytes = args.kv_capacity_bytes
+    settings.prefix_cache_blocks = args.prefix_cache_blocks
     engine = ToyModel(args.vocab_size, args.seq_len, name=args.model)
     host, port = args.bridge[0]
     worker = make_worker(args.role, engine, host, port, worker_id=args.worker_id, token=args.token,

@@ -39,6 +39,8 @@ class WorkerSettings:
     join_timeout_s: float = 10.0
     #: how long a rejoin waits for the threads of the lost connection (a running engine step) to end.
     rejoin_quiesce_s: float = 30.0
+    #: prefill: KV blocks of prompts kept for reuse (0: none; the engine must support prefill_from).
+    prefix_cache_blocks: int = 1024
 
 
 class IncompatibleModel(JoinRefused):
@@ -119,6 +121,10 @@ class Worker(abc.ABC):
             self.log.debug("ignoring a malformed cancel: %s", e)
             return None
 
+    def _join_extras(self) -> Dict[str, Any]:
+        """Fields the role adds to its join frame (a prefill worker's ``kv_cache``)."""
+        return {}
+
     def _on_start(self) -> None:
         """Called once joined, before the first message is handled (start role threads)."""
 
@@ -144,6 +150,7 @@ class Worker(abc.ABC):
             body["worker_id"] = self.requested_id
         if self.token is not None:
             body["token"] = self.token
+        body.update(self._join_extras())
         stop = self._stop = threading.Event()
         self.connection = BridgeConnection(self.host, self.port, self._dispatch, self._on_error,
                                            lambda reason: self._on_close(reason, stop))

@@ -163,6 +163,16 @@ class Engine(abc.ABC):
         position ``len(tokens)``. Returns (cache, first_token). Checks ``cancelled`` now and then and
         raises :class:`PrefillCancelled` when it turns true (freeing what it allocated)."""
 
+    def prefill_from(self, cache: Any, tokens: Sequence[int], sampling: Sampling,
+                     cancelled: Callable[[], bool] = lambda: False) -> Tuple[Any, int]:
+        """Like :meth:`prefill`, from a cache that already holds the first ``cache_tokens(cache)``
+        positions of ``tokens`` (a reused prefix): computes the rest. An engine that cannot raises
+        NotImplementedError, and its prefill worker keeps no prefix cache."""
+        raise NotImplementedError
+
+    def supports_prefill_from(self) -> bool:
+        return type(self).prefill_from is not Engine.prefill_from
+
     @abc.abstractmethod
     def decode_step(self, batch: Sequence[DecodeInput]) -> List[int]:
         """One step: for each input, appends the K/V of its token to its cache and returns the sampled

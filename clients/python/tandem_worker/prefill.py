@@ -14,6 +14,9 @@ from .base import (BAD_REQUEST, BUSY, CANCELLED, FAILURE_CODES, INTERNAL, KV_TOO
                    int_list, optional_str, parse_request_id)
 from .bridge import BridgeConnection, ConnectionLost, Message, ReplyFailed
 from .engine import PrefillCancelled, Sampling
+from .prefix_cache import PrefixCache
+
+KV_EVENTS = "tandem.bridge.worker.kv-events"
 
 
 class _Job:
@@ -46,6 +49,14 @@ class PrefillWorker(Worker):
         self._running = 0  # compute threads inside _run, waited for before a rejoin
         self._idle = threading.Condition(self.lock)
         self.prefills_done = 0
+        layout = self.engine.info.layout
+        #: the KV of prompts' full blocks, reused by later prompts; told to the routers as cache events.
+        self.prefix: Optional[PrefixCache] = (
+            PrefixCache(layout.block_size, self.settings.prefix_cache_blocks)
+            if self.settings.prefix_cache_blocks > 0 and self.engine.supports_prefill_from() else None)
+
+    def _join_extras(self) -> Dict[str, Any]:
+        return {} if self.prefix is None else {"kv_cache": {"block_size": self.prefix.block_size}}
 
     def _role_handlers(self) -> Dict[str, Callable[[Message], None]]:
         return {f"tandem.prefill.{self.worker_id}": self._on_prefill,
@@ -61,6 +72,9 @@ class PrefillWorker(Worker):
                 job.cancelled = True  # nobody can take the answer any more
             # Forgotten at once (status says 0): the cluster already moved them to other workers.
             self._jobs.clear()
+        if self.prefix is not None:
+            # The bridge forgot this worker's blocks with its connection: a rejoin starts empty on both sides.
+            self.prefix.clear()
         if self._compute is not None:
             self._compute.shutdown(wait=False)
 
@@ -172,17 +186,26 @@ class PrefillWorker(Worker):
             if job.cancelled:
                 raise PrefillCancelled()
             start = time.perf_counter()
-            cache, first = self.engine.prefill(job.tokens, job.sampling, lambda: job.cancelled)
+            reused = self.prefix.longest(job.tokens) if self.prefix is not None else []
+            if reused:
+                # The cached blocks are only read: new positions go to blocks appended after them.
+                cache = self.engine.import_kv(len(reused) * self.prefix.block_size, list(reused))
+                cache, first = self.engine.prefill_from(cache, job.tokens, job.sampling, lambda: job.cancelled)
+            else:
+                cache, first = self.engine.prefill(job.tokens, job.sampling, lambda: job.cancelled)
             try:
                 tokens, blocks = self.engine.export_kv(cache)
                 info = self.engine.info
                 chunks = kv_codec.encode(info.layout, info.fingerprint, tokens, blocks, self.settings.kv_chunk_bytes)
+                kept = blocks
             finally:
                 self.engine.free(cache)
             micros = int((time.perf_counter() - start) * 1e6)
             if job.cancelled:
                 raise PrefillCancelled()
             self._ship(job, chunks, first, micros)
+            if self.prefix is not None:
+                self._remember(job, kept)
         except PrefillCancelled:
             self._finish(job)
         except ConnectionLost:
@@ -192,6 +215,42 @@ class PrefillWorker(Worker):
         except Exception as e:  # noqa: BLE001
             self.log.exception("prefill of request %d failed", job.request_id)
             self._finish(job, INTERNAL, f"prefill failed: {e}")
+
+    def _remember(self, job: _Job, blocks: List[Any]) -> None:
+        """Keeps the prompt's full blocks and tells the cluster what changed: the prompt's blocks (the
+        bridge hashes them and answers with the hashes) and those evicted for them."""
+        assert self.prefix is not None
+        size = self.prefix.block_size
+        full = len(job.tokens) // size
+        added, evicted = self.prefix.add(job.tokens, blocks[:full])
+        events: List[Dict[str, Any]] = []
+        if added:
+            events.append({"type": "stored",
+                           "blocks": [job.tokens[b * size:(b + 1) * size] for b in range(full)]})
+        if evicted:
+            events.append({"type": "removed", "block_hashes": evicted})
+        if not events:
+            return
+        tokens = job.tokens
+
+        def answered(future: "Future[Any]") -> None:
+            reply = None if future.exception() is not None else future.result()
+            if not isinstance(reply, dict) or not isinstance(reply.get("stored"), list):
+                self.log.warning("cache events refused: %s", future.exception() or reply)
+                return
+            gone = self.prefix.named(tokens, reply["stored"]) if added and self.prefix is not None else []
+            if gone:
+                self._send_events(job, [{"type": "removed", "block_hashes": gone}], None)
+
+        self._send_events(job, events, answered)
+
+    def _send_events(self, job: _Job, events: List[Dict[str, Any]],
+                     callback: Optional[Callable[["Future[Any]"], None]]) -> None:
+        try:
+            job.connection.request(KV_EVENTS, {"events": events}, timeout=10.0,
+                                   callback=callback or (lambda f: None))
+        except ConnectionLost:
+            pass
 
     def _ship(self, job: _Job, chunks: List[bytes], first: int, micros: int) -> None:
         """Sends the chunks in order; the last one is a request whose reply is the decode worker's ack."""

@@ -114,6 +114,17 @@ class ToyModel(HostKvEngine):
             self._store(cache, token, pos)
         return cache, self._next(cache, sampling)
 
+    def prefill_from(self, cache: KvCache, tokens: Sequence[int], sampling: Sampling,
+                     cancelled: Callable[[], bool] = lambda: False) -> Tuple[KvCache, int]:
+        if not cache.length < len(tokens):
+            raise ValueError("prefill_from needs at least one token past the cached prefix")
+        for pos in range(cache.length, len(tokens)):
+            if pos % 64 == 0 and cancelled():
+                cache.free()
+                raise PrefillCancelled()
+            self._store(cache, tokens[pos], pos)
+        return cache, self._next(cache, sampling)
+
     def decode_step(self, batch: Sequence[DecodeInput]) -> List[int]:
         if len({id(item.cache) for item in batch}) != len(batch):
             raise ValueError("one cache twice in a decode step")

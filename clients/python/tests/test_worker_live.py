@@ -120,6 +120,35 @@ class ServingTest(unittest.TestCase):
         self.assertEqual(first, http("POST", "/v1/completions", params)[0]["choices"][0]["token_ids"])
 
 
+    def test_a_prompt_the_prefill_worker_holds_reuses_its_blocks_and_the_routers_know_them(self) -> None:
+        assert prefill.prefix is not None
+        block = prefill.prefix.block_size
+        self.assertEqual(block, workers()["py-pre-1"]["kv_cache"]["block_size"])
+        prompt = long_prompts(3, 24)[2] + [(7 * i) % 250 for i in range(5 * block)]
+        expected = reference(prompt, 24)
+        before = prefix_index_entries()
+        first = http("POST", "/v1/completions", {"prompt": prompt, "max_tokens": 24, "temperature": 0})[0]
+        self.assertEqual(expected, (first["choices"][0]["token_ids"], first["choices"][0]["finish_reason"]))
+        deadline = time.monotonic() + 5
+        while prefix_index_entries() < before + len(prompt) // block:
+            self.assertLess(time.monotonic(), deadline, "the router's prefix index to learn the prompt's blocks")
+            time.sleep(0.05)
+        hits = prefill.prefix.hits
+        again = http("POST", "/v1/completions", {"prompt": prompt, "max_tokens": 24, "temperature": 0})[0]
+        self.assertEqual((len(prompt) - 1) // block, prefill.prefix.hits - hits, "every full block but the last token's")
+        self.assertEqual(expected, (again["choices"][0]["token_ids"], again["choices"][0]["finish_reason"]),
+                         "reused KV gives the same answer")
+
+
+def prefix_index_entries() -> float:
+    request = urllib.request.Request(f"http://127.0.0.1:{server.http_port}/metrics")
+    with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+        for line in response.read().decode().splitlines():
+            if line.startswith("tandem_prefix_index_entries"):
+                return float(line.rsplit(" ", 1)[1])
+    raise AssertionError("no tandem_prefix_index_entries in /metrics")
+
+
 class LeavingTest(unittest.TestCase):
 
     def test_a_closed_worker_leaves_the_registry_at_once(self) -> None:

@@ -105,7 +105,7 @@ public final class UpstreamDiscovery {
         int vocab = configuredVocab > 0 ? configuredVocab : probeVocab(client, model);
         VocabularyLearner learner = new VocabularyLearner(client, model, t -> detokenize(client, model, t));
         VocabularyLearner.Delimiter delimiter = get(learner.delimiter());
-        int batch = Math.max(1, Math.min(VocabularyLearner.MAX_BATCH, (context - 1) / 2));
+        int batch = VocabularyLearner.batch(delimiter, context);
         int window = VocabularyLearner.window(delimiter, batch);
         List<String> texts = new ArrayList<>(vocab);
         for (int start = 0; start < vocab; start += window) {

@@ -10,8 +10,9 @@ import java.util.logging.Logger;
 
 /**
  * Learns every token's text from an upstream without a tokenizer file, in bulk: one {@code /detokenize}
- * of {@code [D, t0, D, t1, ..., D]} answers for a whole batch, where {@code D} is a delimiter token
- * whose text is one character (found through {@code /tokenize}), and the answer splits on it. vLLM
+ * of {@code [D, t0, D, t1, ..., D]} answers for a whole batch, where {@code D} is a delimiter — the
+ * tokens of a short text no token is likely to hold, two rare control characters first (found through
+ * {@code /tokenize}) — and the answer splits on it. vLLM
  * and SGLang expose no call that lists a vocabulary: {@code /tokenize}'s {@code return_token_strs}
  * only names the tokens of a text, and {@code /get_tokenizer_info} holds the tokenizer's settings,
  * not its vocabulary. Decoding between delimiters also keeps a SentencePiece token's leading space,
@@ -26,8 +27,12 @@ import java.util.logging.Logger;
  */
 final class VocabularyLearner {
     private static final Logger LOG = Logger.getLogger(VocabularyLearner.class.getName());
-    /** Delimiters tried in turn: rare inside other tokens, one token in most vocabularies. */
-    private static final String[] DELIMITERS = {"\u001f", "~", "|", "\n"};
+    /**
+     * Delimiters tried in turn. Two adjacent control characters first: a byte-level vocabulary holds
+     * tokens with any one byte (each byte in about one token in 16 of a random vocabulary, so every large
+     * batch would hold one and be halved down to it), but hardly any with that pair.
+     */
+    private static final String[] DELIMITERS = {"\u001f\u001e", "\u001f", "~", "|", "\n"};
 
     static final int MAX_BATCH = 4096;
     /** Batches (or single tokens, without a delimiter) in flight at once. */
@@ -52,22 +57,34 @@ final class VocabularyLearner {
         return found;
     }
 
-    record Delimiter(int token, String text) {}
+    /** The delimiter's tokens and its text. */
+    record Delimiter(List<Integer> tokens, String text) {}
 
     private Future<Delimiter> tryDelimiter(String text) {
         JsonObject body =
                 new JsonObject().put("model", model).put("prompt", text).put("add_special_tokens", false);
         return client.postJson("/tokenize", body)
                 .compose(a -> {
-                    JsonArray ids = a.getJsonArray("tokens", new JsonArray());
-                    if (ids.isEmpty()) {
-                        return Future.succeededFuture((Delimiter) null);
-                    }
-                    int token = ids.getInteger(ids.size() - 1); // after a SentencePiece model's "▁", if any
-                    return detokenize(List.of(token, token))
-                            .map(decoded -> decoded.equals(text + text) ? new Delimiter(token, text) : null);
+                    List<Integer> ids = new ArrayList<>();
+                    a.getJsonArray("tokens", new JsonArray()).forEach(id -> ids.add(((Number) id).intValue()));
+                    // As tokenized, or without a SentencePiece model's leading "▁".
+                    return roundTrips(ids, text)
+                            .compose(d -> d != null || ids.size() < 2
+                                    ? Future.succeededFuture(d)
+                                    : roundTrips(ids.subList(1, ids.size()), text));
                 })
                 .otherwise((Delimiter) null);
+    }
+
+    /** The delimiter, when its tokens twice detokenize to its text twice. */
+    private Future<Delimiter> roundTrips(List<Integer> tokens, String text) {
+        if (tokens.isEmpty()) {
+            return Future.succeededFuture(null);
+        }
+        List<Integer> twice = new ArrayList<>(tokens);
+        twice.addAll(tokens);
+        return detokenize(twice)
+                .map(decoded -> decoded.equals(text + text) ? new Delimiter(List.copyOf(tokens), text) : null);
     }
 
     /** The texts of tokens {@code [from, to)}, batches of at most {@code batch} tokens. */
@@ -97,11 +114,12 @@ final class VocabularyLearner {
         if (to - from == 1) {
             return detokenizeOne.apply(from).map(List::of);
         }
-        List<Integer> ids = new ArrayList<>(2 * (to - from) + 1);
-        ids.add(d.token());
+        List<Integer> ids = new ArrayList<>(
+                (d.tokens().size() + 1) * (to - from) + d.tokens().size());
+        ids.addAll(d.tokens());
         for (int t = from; t < to; t++) {
             ids.add(t);
-            ids.add(d.token());
+            ids.addAll(d.tokens());
         }
         return detokenize(ids)
                 .map(text -> split(text, d.text(), to - from))
@@ -147,6 +165,12 @@ final class VocabularyLearner {
                     }
                     return text;
                 });
+    }
+
+    /** Tokens per batch: with their delimiters, a batch stays within the upstream's context. */
+    static int batch(Delimiter d, int context) {
+        int per = d == null ? 2 : d.tokens().size() + 1;
+        return Math.max(1, Math.min(MAX_BATCH, (context - per + 1) / per));
     }
 
     /** How many tokens are in flight at once: bounds what one window of {@link #texts} asks. */

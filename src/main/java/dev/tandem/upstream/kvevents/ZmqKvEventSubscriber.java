@@ -45,6 +45,7 @@ public final class ZmqKvEventSubscriber implements AutoCloseable {
     private volatile long batches;
     private volatile long gaps;
     private volatile long resets;
+    private volatile boolean connected;
     private long last = -1;
 
     public ZmqKvEventSubscriber(KvEventsSettings settings, String name, Listener listener) {
@@ -75,6 +76,11 @@ public final class ZmqKvEventSubscriber implements AutoCloseable {
         return batches;
     }
 
+    /** Whether the engine's publisher is connected now. */
+    public boolean connected() {
+        return connected;
+    }
+
     /** Gaps in the sequence seen so far. */
     public long gaps() {
         return gaps;
@@ -91,7 +97,7 @@ public final class ZmqKvEventSubscriber implements AutoCloseable {
             sub.setLinger(0);
             sub.subscribe(settings.topic().getBytes(StandardCharsets.UTF_8));
             String monitorAddress = "inproc://tandem-kv-monitor-" + MONITORS.incrementAndGet();
-            sub.monitor(monitorAddress, ZMQ.EVENT_DISCONNECTED);
+            sub.monitor(monitorAddress, ZMQ.EVENT_CONNECTED | ZMQ.EVENT_DISCONNECTED);
             ZMQ.Socket monitor = ctx.createSocket(SocketType.PAIR);
             monitor.connect(monitorAddress);
             sub.connect(settings.endpoint());
@@ -102,8 +108,8 @@ public final class ZmqKvEventSubscriber implements AutoCloseable {
                 if (poller.poll(100) <= 0) {
                     continue;
                 }
-                if (poller.pollin(1) && ZMQ.Event.recv(monitor, ZMQ.DONTWAIT) != null && last >= 0) {
-                    reset("the connection to " + settings.endpoint() + " dropped");
+                if (poller.pollin(1)) {
+                    onConnection(ZMQ.Event.recv(monitor, ZMQ.DONTWAIT), ctx);
                 }
                 if (poller.pollin(0)) {
                     receive(ZMsg.recvMsg(sub, ZMQ.DONTWAIT), ctx);
@@ -113,6 +119,27 @@ public final class ZmqKvEventSubscriber implements AutoCloseable {
             if (running) {
                 LOG.log(Level.WARNING, "KV event subscriber " + name + " stopped: " + e, e);
                 listener.onReset("the subscriber stopped: " + e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Connected: ask for what the engine's buffer holds (what it published before, or while the
+     * subscription was on its way, which PUB/SUB drops). Disconnected: what follows may have a hole.
+     */
+    private void onConnection(ZMQ.Event event, ZContext ctx) {
+        if (event == null) {
+            return;
+        }
+        if (event.getEvent() == ZMQ.EVENT_CONNECTED) {
+            connected = true;
+            if (last < 0) {
+                replay(ctx, 0, Long.MAX_VALUE);
+            }
+        } else if (event.getEvent() == ZMQ.EVENT_DISCONNECTED) {
+            connected = false;
+            if (last >= 0) {
+                reset("the connection to " + settings.endpoint() + " dropped");
             }
         }
     }
@@ -131,7 +158,11 @@ public final class ZmqKvEventSubscriber implements AutoCloseable {
         long seq = ByteBuffer.wrap(frames[1].getData()).getLong();
         byte[] payload = frames[2].getData();
         if (last >= 0 && seq <= last) {
-            reset("the sequence started over at " + seq + " after " + last + " (the engine restarted)");
+            if (seq > 0 || last == 0) {
+                // Already had it, from a replay; a restarted engine drops the connection first.
+                return;
+            }
+            reset("the sequence started over after " + last + " (the engine restarted)");
         }
         if (last < 0 && seq > 0) {
             replay(ctx, 0, seq);
@@ -177,7 +208,7 @@ public final class ZmqKvEventSubscriber implements AutoCloseable {
                     deliver(seq, frames[2].getData());
                 }
             }
-            return last == upTo - 1;
+            return upTo == Long.MAX_VALUE || last == upTo - 1;
         } finally {
             ctx.destroySocket(dealer);
         }

@@ -61,14 +61,19 @@ public final class ZmqKvEventSubscriber implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Stops following: the thread ends within a poll (100 ms) or a replay's timeout and closes its
+     * sockets. Does not wait, so an event loop may call it; no listener call starts after the thread ends.
+     */
     @Override
     public void close() {
         running = false;
-        try {
-            thread.join(2_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+    }
+
+    /** Waits up to {@code millis} for the thread to end (tests). */
+    boolean awaitStopped(long millis) throws InterruptedException {
+        thread.join(millis);
+        return !thread.isAlive();
     }
 
     /** Batches applied so far, replayed ones included. */

@@ -23,6 +23,8 @@ final class UpstreamKvCache implements EngineBlockMap.Sink {
     private final KvCacheLedger ledger;
     private final EngineBlockMap map;
     private final ZmqKvEventSubscriber subscriber;
+    /** Set on stop: batches still on their way change nothing (the routers already forgot this worker). */
+    private boolean closed;
 
     UpstreamKvCache(Context context, String workerId, long fingerprint, int blockSize, KvEventsSettings settings) {
         this.context = context;
@@ -37,8 +39,10 @@ final class UpstreamKvCache implements EngineBlockMap.Sink {
             @Override
             public void onReset(String why) {
                 context.runOnContext(v -> {
-                    map.clear(UpstreamKvCache.this);
-                    ledger.publish();
+                    if (!closed) {
+                        map.clear(UpstreamKvCache.this);
+                        ledger.publish();
+                    }
                 });
             }
         });
@@ -50,11 +54,16 @@ final class UpstreamKvCache implements EngineBlockMap.Sink {
         return ledger.serveSnapshots();
     }
 
+    /** On the worker's context, as it stops. */
     void close() {
+        closed = true;
         subscriber.close();
     }
 
     private void apply(EngineKvBatch batch) {
+        if (closed) {
+            return;
+        }
         for (EngineKvEvent event : batch.events()) {
             map.apply(event, this);
         }

@@ -164,6 +164,8 @@ class PythonKvEventPublisherTest {
                                 .mapToLong(Long::longValue)
                                 .sorted()
                                 .toArray());
+                subscriber.close();
+                assertTrue(subscriber.awaitStopped(5_000), "closing ends the subscriber's thread");
             }
         }
     }

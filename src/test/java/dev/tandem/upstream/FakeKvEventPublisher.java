@@ -1,7 +1,7 @@
 package dev.tandem.upstream;
 
+import dev.tandem.upstream.kvevents.MsgPack;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.msgpack.core.MessageBufferPacker;
-import org.msgpack.core.MessagePack;
 import org.zeromq.SocketType;
 import org.zeromq.ZContext;
 import org.zeromq.ZFrame;
@@ -144,7 +143,7 @@ final class FakeKvEventPublisher implements AutoCloseable {
     }
 
     private byte[] stored(List<Object> hashes, Object parent, int[] tokens) {
-        return pack(p -> {
+        return MsgPack.pack(p -> {
             if (encoding == Encoding.ARRAY) {
                 p.packArrayHeader(7).packString("BlockStored");
             } else {
@@ -175,7 +174,7 @@ final class FakeKvEventPublisher implements AutoCloseable {
     }
 
     private byte[] removed(List<Object> hashes) {
-        return pack(p -> {
+        return MsgPack.pack(p -> {
             if (encoding == Encoding.ARRAY) {
                 p.packArrayHeader(3).packString("BlockRemoved");
             } else {
@@ -214,22 +213,9 @@ final class FakeKvEventPublisher implements AutoCloseable {
         }
     }
 
-    private interface Packing {
-        void accept(MessageBufferPacker p) throws IOException;
-    }
-
-    private static byte[] pack(Packing packing) {
-        try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
-            packing.accept(p);
-            return p.toByteArray();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     /** One batch of already-encoded events. */
     private void send(List<byte[]> events) {
-        byte[] payload = pack(p -> {
+        byte[] payload = MsgPack.pack(p -> {
             double ts = System.currentTimeMillis() / 1000.0;
             if (encoding == Encoding.ARRAY) {
                 p.packArrayHeader(3).packDouble(ts);

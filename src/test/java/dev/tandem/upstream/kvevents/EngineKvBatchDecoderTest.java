@@ -8,38 +8,21 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.msgpack.core.MessageBufferPacker;
-import org.msgpack.core.MessagePack;
 
 /** vLLM's and SGLang's {@code KVEventBatch} in both msgspec encodings, as their publishers write them. */
 class EngineKvBatchDecoderTest {
-
-    private interface Packing {
-        void accept(MessageBufferPacker p) throws IOException;
-    }
-
-    private static byte[] pack(Packing packing) {
-        try (MessageBufferPacker p = MessagePack.newDefaultBufferPacker()) {
-            packing.accept(p);
-            return p.toByteArray();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 
     @Test
     void theTaggedArrayEncodingOfOlderVllmAndSglang() {
         // [ts, [["BlockStored", hashes, parent, tokens, block_size, lora_id], ["BlockRemoved", hashes],
         // ["AllBlocksCleared"]]]
-        byte[] payload = pack(p -> {
+        byte[] payload = MsgPack.pack(p -> {
             p.packArrayHeader(2).packDouble(1764676800.25).packArrayHeader(3);
             p.packArrayHeader(6).packString("BlockStored");
             p.packArrayHeader(2).packLong(-5).packBigInteger(new BigInteger("18446744073709551615"));
@@ -72,7 +55,7 @@ class EngineKvBatchDecoderTest {
     void theMapEncodingOfCurrentVllmWithFieldsAddedOverTime() {
         byte[] sha = new byte[32];
         sha[31] = 9;
-        byte[] payload = pack(p -> {
+        byte[] payload = MsgPack.pack(p -> {
             p.packMapHeader(3)
                     .packString("ts")
                     .packDouble(2.5)
@@ -111,7 +94,7 @@ class EngineKvBatchDecoderTest {
 
     @Test
     void blocksUnderAnAdapterOrExtraKeysAreKeyed() {
-        byte[] payload = pack(p -> {
+        byte[] payload = MsgPack.pack(p -> {
             p.packArrayHeader(2).packDouble(0).packArrayHeader(2);
             p.packArrayHeader(7)
                     .packString("BlockStored")
@@ -149,18 +132,18 @@ class EngineKvBatchDecoderTest {
     static Stream<Arguments> malformed() {
         return Stream.of(
                 Arguments.of("not msgpack", new byte[] {(byte) 0xc1}),
-                Arguments.of("a bare number", pack(p -> p.packInt(3))),
+                Arguments.of("a bare number", MsgPack.pack(p -> p.packInt(3))),
                 Arguments.of(
                         "events not an array",
-                        pack(p -> p.packArrayHeader(2).packDouble(0).packInt(1))),
+                        MsgPack.pack(p -> p.packArrayHeader(2).packDouble(0).packInt(1))),
                 Arguments.of(
                         "an unknown tag",
-                        pack(p -> p.packArrayHeader(2)
+                        MsgPack.pack(p -> p.packArrayHeader(2)
                                 .packDouble(0)
                                 .packArrayHeader(1)
                                 .packArrayHeader(1)
                                 .packString("X"))),
-                Arguments.of("tokens that do not fill the blocks", pack(p -> {
+                Arguments.of("tokens that do not fill the blocks", MsgPack.pack(p -> {
                     p.packArrayHeader(2).packDouble(0).packArrayHeader(1);
                     p.packArrayHeader(6)
                             .packString("BlockStored")
@@ -174,7 +157,7 @@ class EngineKvBatchDecoderTest {
                             .packInt(2)
                             .packNil();
                 })),
-                Arguments.of("a negative token id", pack(p -> {
+                Arguments.of("a negative token id", MsgPack.pack(p -> {
                     p.packArrayHeader(2).packDouble(0).packArrayHeader(1);
                     p.packArrayHeader(6)
                             .packString("BlockStored")
@@ -183,7 +166,7 @@ class EngineKvBatchDecoderTest {
                             .packNil();
                     p.packArrayHeader(1).packInt(-1).packInt(1).packNil();
                 })),
-                Arguments.of("a hash that is a map", pack(p -> {
+                Arguments.of("a hash that is a map", MsgPack.pack(p -> {
                     p.packArrayHeader(2).packDouble(0).packArrayHeader(1);
                     p.packArrayHeader(2)
                             .packString("BlockRemoved")
@@ -192,7 +175,7 @@ class EngineKvBatchDecoderTest {
                 })),
                 Arguments.of(
                         "bytes after the batch",
-                        pack(p -> p.packArrayHeader(2)
+                        MsgPack.pack(p -> p.packArrayHeader(2)
                                 .packDouble(0)
                                 .packArrayHeader(0)
                                 .packInt(1))));

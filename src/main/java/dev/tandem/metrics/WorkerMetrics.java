@@ -88,6 +88,35 @@ public final class WorkerMetrics {
     }
 
     /**
+     * A worker in front of a GPU server that publishes KV events: batches applied, gaps seen, resets (what
+     * it knew was dropped), and the Tandem blocks the engine holds as its events tell, per tier.
+     */
+    public void upstreamKvEvents(
+            DoubleSupplier batches,
+            DoubleSupplier gaps,
+            DoubleSupplier resets,
+            DoubleSupplier blocks,
+            DoubleSupplier lowerBlocks) {
+        counter("tandem.upstream.kv.events", batches, "KV event batches of the GPU server applied");
+        counter("tandem.upstream.kv.events.gaps", gaps, "gaps in the GPU server's KV event sequence");
+        counter(
+                "tandem.upstream.kv.events.resets",
+                resets,
+                "times the worker dropped what it knew of the GPU server's cache (unfillable gap, restart, lost"
+                        + " connection)");
+        gauge("tandem.kv.cache.blocks", blocks, null, "KV blocks kept for reuse");
+        gauge("tandem.kv.cache.lower.blocks", lowerBlocks, null, "KV blocks kept in a lower tier (offloaded)");
+    }
+
+    private void counter(String name, DoubleSupplier value, String description) {
+        counted.add(value);
+        FunctionCounter.builder(name, value, DoubleSupplier::getAsDouble)
+                .tag("worker", workerId)
+                .description(description)
+                .register(registry);
+    }
+
+    /**
      * A decode worker's KV waiting for its request: parked until DECODE_REQUEST claims it, and still
      * arriving from prefill workers; both count against its capacity.
      */

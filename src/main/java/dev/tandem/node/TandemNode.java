@@ -139,7 +139,8 @@ public final class TandemNode {
                     plan,
                     new TokenizerStore(cluster.hazelcast()),
                     cluster.nodeId(),
-                    () -> announcer(config));
+                    () -> announcer(config),
+                    id -> new WorkerMetrics(metrics.registry(), id));
             Plan routerOnly = new Plan(plan.router(), List.of(), List.of());
             return workers.compose(v -> deployEngineRoles(config, routerOnly));
         }

@@ -3,6 +3,7 @@ package dev.tandem.node;
 import dev.tandem.cluster.TokenizerStore;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.upstream.UpstreamClient;
 import dev.tandem.upstream.UpstreamDiscovery;
 import dev.tandem.upstream.UpstreamModel;
@@ -13,6 +14,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -31,7 +33,8 @@ final class UpstreamWorkers {
             TandemNode.Plan plan,
             TokenizerStore tokenizers,
             String nodeId,
-            Supplier<WorkerAnnouncer> announcer) {
+            Supplier<WorkerAnnouncer> announcer,
+            Function<String, WorkerMetrics> metrics) {
         if (plan.prefillWorkerIds().isEmpty() && plan.decodeWorkerIds().isEmpty()) {
             return Future.succeededFuture();
         }
@@ -44,7 +47,7 @@ final class UpstreamWorkers {
         tokenizers.publish(model.tokenizerIdentity(), model.tokenizer());
         List<Future<String>> deployed = new ArrayList<>();
         UpstreamWorkerSetup setup =
-                new UpstreamWorkerSetup(model, config.model().upstream(), config.worker(), announcer, nodeId);
+                new UpstreamWorkerSetup(model, config.model().upstream(), config.worker(), announcer, nodeId, metrics);
         for (String id : plan.prefillWorkerIds()) {
             UpstreamPrefillVerticle w = new UpstreamPrefillVerticle(id, setup);
             prefill.add(w);

@@ -39,6 +39,7 @@ class UpstreamKvEventsTest {
     private FakeUpstream engineB;
     private FakeKvEventPublisher eventsA;
     private FakeKvEventPublisher eventsB;
+    private dev.tandem.node.TandemNode nodeB;
 
     @BeforeAll
     void start() {
@@ -50,7 +51,7 @@ class UpstreamKvEventsTest {
         engineA.onPrompt = eventsA::prefill;
         engineB.onPrompt = eventsB::prefill;
         cluster.worker(withEvents(engineA, eventsA), "prefill-a", true);
-        cluster.worker(withEvents(engineB, eventsB), "prefill-b", true);
+        nodeB = cluster.worker(withEvents(engineB, eventsB), "prefill-b", true);
         cluster.worker(cluster.fake(false), "decode-1");
         cluster.awaitModel();
         TestNodes.awaitTrue(
@@ -125,6 +126,21 @@ class UpstreamKvEventsTest {
         awaitLeading("prefill-b", next, PROMPT / BLOCK);
         // Only the replay endpoint ever sent the withheld batch.
         awaitLeading("prefill-b", missed, PROMPT / BLOCK);
+        io.micrometer.core.instrument.MeterRegistry meters = nodeB.metrics().registry();
+        assertTrue(
+                meters.get("tandem.upstream.kv.events.gaps")
+                                .tag("worker", "prefill-b")
+                                .functionCounter()
+                                .count()
+                        >= 1,
+                "the gap is counted");
+        assertEquals(
+                0,
+                meters.get("tandem.upstream.kv.events.resets")
+                        .tag("worker", "prefill-b")
+                        .functionCounter()
+                        .count(),
+                "and was filled, not reset");
     }
 
     private static int[] prompt(long seed) {

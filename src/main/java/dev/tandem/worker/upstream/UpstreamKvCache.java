@@ -1,6 +1,7 @@
 package dev.tandem.worker.upstream;
 
 import dev.tandem.config.KvEventsSettings;
+import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.upstream.kvevents.EngineBlockMap;
 import dev.tandem.upstream.kvevents.EngineKvBatch;
 import dev.tandem.upstream.kvevents.EngineKvEvent;
@@ -25,6 +26,12 @@ final class UpstreamKvCache implements EngineBlockMap.Sink {
     private final ZmqKvEventSubscriber subscriber;
     /** Set on stop: batches still on their way change nothing (the routers already forgot this worker). */
     private boolean closed;
+    /** For metrics, read from any thread. */
+    private volatile int blocks;
+
+    private volatile int lowerBlocks;
+
+    private WorkerMetrics metrics;
 
     UpstreamKvCache(Context context, String workerId, long fingerprint, int blockSize, KvEventsSettings settings) {
         this.context = context;
@@ -54,6 +61,14 @@ final class UpstreamKvCache implements EngineBlockMap.Sink {
         return ledger.serveSnapshots();
     }
 
+    /** Exports the stream's counters and the blocks it says the engine holds. */
+    void register(WorkerMetrics metrics) {
+        // Held: the meters read their suppliers through it, weakly.
+        this.metrics = metrics;
+        metrics.upstreamKvEvents(
+                subscriber::batches, subscriber::gaps, subscriber::resets, () -> blocks, () -> lowerBlocks);
+    }
+
     /** On the worker's context, as it stops. */
     void close() {
         closed = true;
@@ -68,6 +83,8 @@ final class UpstreamKvCache implements EngineBlockMap.Sink {
             map.apply(event, this);
         }
         ledger.publish();
+        blocks = ledger.size();
+        lowerBlocks = ledger.lowerSize();
     }
 
     @Override

@@ -34,6 +34,7 @@ abstract class UpstreamWorkerBase extends VerticleBase {
     final WorkerSettings settings;
     final WorkerAnnouncer announcer;
     final String nodeId;
+    private final UpstreamWorkerSetup setup;
     UpstreamClient client;
     UpstreamFlow flow;
     UpstreamMonitor monitor;
@@ -50,6 +51,7 @@ abstract class UpstreamWorkerBase extends VerticleBase {
         this.settings = setup.settings();
         this.announcer = setup.announcer().get();
         this.nodeId = setup.nodeId();
+        this.setup = setup;
     }
 
     @Override
@@ -65,6 +67,7 @@ abstract class UpstreamWorkerBase extends VerticleBase {
             kvCache = new UpstreamKvCache(
                     context, workerId, model.fingerprint(), settings.kvBlockSize(), upstream.kvEvents());
             consumers.add(kvCache.start());
+            kvCache.register(setup.metrics().apply(workerId));
         }
         return control.start(consumers).onSuccess(v -> announced = true);
     }

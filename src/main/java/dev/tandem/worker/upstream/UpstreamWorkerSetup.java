@@ -3,7 +3,9 @@ package dev.tandem.worker.upstream;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.UpstreamSettings;
 import dev.tandem.config.WorkerSettings;
+import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.upstream.UpstreamModel;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -15,4 +17,5 @@ public record UpstreamWorkerSetup(
         UpstreamSettings upstream,
         WorkerSettings settings,
         Supplier<WorkerAnnouncer> announcer,
-        String nodeId) {}
+        String nodeId,
+        Function<String, WorkerMetrics> metrics) {}

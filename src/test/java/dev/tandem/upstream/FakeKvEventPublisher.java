@@ -50,6 +50,8 @@ final class FakeKvEventPublisher implements AutoCloseable {
     private final List<byte[]> buffer = new ArrayList<>();
     private long seq;
     private int withhold;
+    /** Replay requests still to drop unanswered, as a request lost on its way would be. */
+    private volatile int ignoreReplays;
 
     FakeKvEventPublisher(Encoding encoding, int blockSize) {
         this.encoding = encoding;
@@ -104,6 +106,11 @@ final class FakeKvEventPublisher implements AutoCloseable {
     /** The next {@code n} batches are numbered and kept for replay, but never published. */
     void withholdNext(int n) {
         work.add(() -> withhold = n);
+    }
+
+    /** The next {@code n} replay requests get no answer. */
+    void ignoreReplayRequests(int n) {
+        ignoreReplays = n;
     }
 
     /** Waits until everything asked of the engine so far went out. */
@@ -265,6 +272,10 @@ final class FakeKvEventPublisher implements AutoCloseable {
 
     /** {@code [identity, empty, start seq]} → {@code [identity, empty, seq, payload]}…, then seq -1. */
     private void serveReplay(ZMsg request) {
+        if (ignoreReplays > 0) {
+            ignoreReplays--;
+            return;
+        }
         ZFrame[] frames = request.toArray(new ZFrame[0]);
         byte[] identity = frames[0].getData();
         long start = ByteBuffer.wrap(frames[2].getData()).getLong();

@@ -26,8 +26,10 @@ public final class ZmqKvEventSubscriber implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ZmqKvEventSubscriber.class.getName());
     private static final AtomicInteger MONITORS = new AtomicInteger();
 
-    /** How long a replay may take before the gap counts as unfillable. */
-    static final int REPLAY_TIMEOUT_MS = 5_000;
+    /** How long one replay request waits for each answer before it is sent again. */
+    static final int REPLAY_ATTEMPT_TIMEOUT_MS = 1_000;
+    /** Requests sent for one replay before the gap counts as unfillable. */
+    static final int REPLAY_ATTEMPTS = 5;
 
     /** What the stream says, in order. */
     public interface Listener {
@@ -182,38 +184,57 @@ public final class ZmqKvEventSubscriber implements AutoCloseable {
 
     /**
      * Asks the replay endpoint for batches {@code from} to {@code upTo - 1} and applies those that follow
-     * on from {@code last}; true when every one of them arrived.
+     * on from {@code last}; true when every one of them arrived. A request that goes unanswered is sent
+     * again on a new socket, from where the answers stopped: under load a request on a fresh connection
+     * was seen to vanish (about one in thirty on a busy 2-core machine), and a replay is idempotent.
      */
     private boolean replay(ZContext ctx, long from, long upTo) {
         if (settings.replayEndpoint().isBlank()) {
             return false;
         }
+        for (int attempt = 0; attempt < REPLAY_ATTEMPTS && running; attempt++) {
+            long start = last < 0 ? from : last + 1;
+            Answer answer = replayOnce(ctx, start, upTo);
+            if (answer != Answer.SILENT) {
+                return answer == Answer.COMPLETE && (upTo == Long.MAX_VALUE || last == upTo - 1);
+            }
+        }
+        return false;
+    }
+
+    private enum Answer {
+        COMPLETE,
+        BROKEN,
+        SILENT
+    }
+
+    private Answer replayOnce(ZContext ctx, long from, long upTo) {
         ZMQ.Socket dealer = ctx.createSocket(SocketType.DEALER);
         try {
             dealer.setLinger(0);
-            dealer.setReceiveTimeOut(REPLAY_TIMEOUT_MS);
+            dealer.setReceiveTimeOut(REPLAY_ATTEMPT_TIMEOUT_MS);
             dealer.connect(settings.replayEndpoint());
             dealer.sendMore(new byte[0]);
             dealer.send(ByteBuffer.allocate(8).putLong(from).array());
             while (running) {
                 ZMsg reply = ZMsg.recvMsg(dealer);
                 if (reply == null) {
-                    return false;
+                    return Answer.SILENT;
                 }
                 // [empty delimiter, seq, payload]; the end is seq -1.
                 ZFrame[] frames = reply.toArray(new ZFrame[0]);
                 if (frames.length != 3 || frames[1].size() != 8) {
-                    return false;
+                    return Answer.BROKEN;
                 }
                 long seq = ByteBuffer.wrap(frames[1].getData()).getLong();
                 if (seq < 0) {
-                    break;
+                    return Answer.COMPLETE;
                 }
                 if (seq < upTo && (last < 0 ? seq >= from : seq == last + 1)) {
                     deliver(seq, frames[2].getData());
                 }
             }
-            return upTo == Long.MAX_VALUE || last == upTo - 1;
+            return Answer.BROKEN;
         } finally {
             ctx.destroySocket(dealer);
         }

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The real chat templates of eight model families (src/test/resources/chat-templates, SOURCES.md
+ * The real chat templates of eleven models (src/test/resources/chat-templates, SOURCES.md
  * says where each came from) render byte for byte as Python's jinja2 renders them the way Hugging
  * Face does (src/test/python/render_chat_templates.py, Debian's python3-jinja2), for every
  * conversation in conversations.json. Where Python fails Java must fail too: with the same message

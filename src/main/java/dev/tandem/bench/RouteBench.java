@@ -38,7 +38,13 @@ public final class RouteBench {
             Path out,
             int blockSize,
             double prefixCacheGb,
-            int localPrefillMaxTokens) {}
+            int localPrefillMaxTokens,
+            String via) {
+        /** {@code --via}: sim workers direct, or sim vLLM instances behind upstream workers. */
+        public static final String DIRECT = "direct";
+
+        public static final String UPSTREAM = "upstream";
+    }
 
     /** Held so that the levels stay set (JUL keeps loggers weakly). */
     /** Requests replayed, unmeasured, before the first policy: a cold JVM would otherwise handicap it. */
@@ -59,7 +65,8 @@ public final class RouteBench {
                 o.timeScale(),
                 o.blockSize(),
                 prefixCache,
-                o.localPrefillMaxTokens());
+                o.localPrefillMaxTokens(),
+                Options.UPSTREAM.equals(o.via()));
         long fingerprint = new SimEngine(profile, 1, o.blockSize()).info().fingerprint();
         double ideal =
                 IdealHitRate.of(trace, TOKENS, fingerprint, o.blockSize(), 0).hitRate();
@@ -67,7 +74,7 @@ public final class RouteBench {
                 requests.get(requests.size() - 1).arrivalMs() - requests.get(0).arrivalMs();
         console.printf(
                 "%s: %d requests over %.0f s of trace (%.0f s at %.1fx); %d prefill + %d decode sim workers (%s, "
-                        + "prefix cache %.0f GB each, local prefill up to %d tokens), %d router(s); ideal hit rate "
+                        + "prefix cache %.0f GB each, local prefill up to %d tokens)%s, %d router(s); ideal hit rate "
                         + "%.3f%n",
                 trace.name(),
                 requests.size(),
@@ -79,6 +86,7 @@ public final class RouteBench {
                 profile.name(),
                 prefixCache / 1e9,
                 o.localPrefillMaxTokens(),
+                shape.viaUpstream() ? " each behind a sim vLLM instance and an upstream worker" : "",
                 o.routers(),
                 ideal);
         // Generous, but bounded: a stuck run ends with its open requests counted as errors.
@@ -119,7 +127,7 @@ public final class RouteBench {
             List<TraceRequest> requests,
             long deadlineMs,
             PrintStream console) {
-        try (SimCluster cluster = SimCluster.start(shape, policy)) {
+        try (BenchCluster cluster = BenchCluster.start(shape, policy)) {
             TraceReplay replay = new TraceReplay(client, cluster.httpPorts(), cluster.model(), shape.timeScale());
             long start = System.nanoTime();
             List<RequestResult> results;

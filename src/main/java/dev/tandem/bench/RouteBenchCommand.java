@@ -75,6 +75,14 @@ public final class RouteBenchCommand implements Callable<Integer> {
                     + "many tokens itself (default ${DEFAULT-VALUE}, Tandem's default; 0 = never)")
     int localPrefillMaxTokens;
 
+    @Option(
+            names = "--via",
+            defaultValue = RouteBench.Options.DIRECT,
+            description = "direct: Tandem's own sim workers; upstream: each sim worker behind a built-in "
+                    + "vLLM-compatible instance (P/D over kv_transfer_params, KV events over ZeroMQ) and an upstream "
+                    + "worker, the path a GPU deployment takes (default ${DEFAULT-VALUE})")
+    String via;
+
     @Override
     public Integer call() throws Exception {
         String invalid = invalid();
@@ -96,7 +104,8 @@ public final class RouteBenchCommand implements Callable<Integer> {
                             out,
                             blockSize,
                             prefixCacheGb,
-                            localPrefillMaxTokens),
+                            localPrefillMaxTokens,
+                            via),
                     System.out);
         } catch (TraceFormatException | java.nio.file.NoSuchFileException e) {
             // Bad input is the user's to fix: one clear line, not a stack trace.
@@ -129,6 +138,9 @@ public final class RouteBenchCommand implements Callable<Integer> {
         }
         if (localPrefillMaxTokens < 0) {
             return "--local-prefill-max-tokens must be 0 or more";
+        }
+        if (!List.of(RouteBench.Options.DIRECT, RouteBench.Options.UPSTREAM).contains(via)) {
+            return "--via must be direct or upstream";
         }
         if (!SimProfiles.names().contains(profile)) {
             return "unknown --profile '" + profile + "'; known: " + String.join(", ", SimProfiles.names());

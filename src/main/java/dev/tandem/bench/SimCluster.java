@@ -18,7 +18,7 @@ import java.util.UUID;
  * worker, and {@code routers} router members — each its own Vert.x and Hazelcast instance, sharing
  * the registry, loads and prefix index as separate router processes would. Cold caches every time.
  */
-final class SimCluster implements AutoCloseable {
+final class SimCluster implements BenchCluster {
 
     /** What a run's cluster is made of. */
     record Shape(
@@ -30,7 +30,8 @@ final class SimCluster implements AutoCloseable {
             int blockSize,
             long prefixCacheBytes,
             long kvCapacityBytes,
-            int localPrefillMaxTokens) {
+            int localPrefillMaxTokens,
+            boolean viaUpstream) {
 
         static Shape of(
                 int prefill,
@@ -40,7 +41,8 @@ final class SimCluster implements AutoCloseable {
                 double timeScale,
                 int blockSize,
                 long prefixCacheBytes,
-                int localPrefillMaxTokens) {
+                int localPrefillMaxTokens,
+                boolean viaUpstream) {
             return new Shape(
                     prefill,
                     decode,
@@ -50,7 +52,8 @@ final class SimCluster implements AutoCloseable {
                     blockSize,
                     prefixCacheBytes,
                     profile.kvMemoryBytes(),
-                    localPrefillMaxTokens);
+                    localPrefillMaxTokens,
+                    viaUpstream);
         }
     }
 
@@ -154,11 +157,13 @@ final class SimCluster implements AutoCloseable {
         return Math.max(10, Math.round(realMs / timeScale));
     }
 
-    List<Integer> httpPorts() {
+    @Override
+    public List<Integer> httpPorts() {
         return routers.stream().map(n -> n.router().httpPort()).toList();
     }
 
-    String model() {
+    @Override
+    public String model() {
         return workers.engine().info().name();
     }
 
@@ -167,7 +172,12 @@ final class SimCluster implements AutoCloseable {
     }
 
     /** KV bytes the routers saw moved between workers (in the simulated model's bytes). */
-    long kvBytesMoved() {
+    @Override
+    public long kvBytesMoved() {
+        return kvBytesMoved(routers);
+    }
+
+    static long kvBytesMoved(List<TandemNode> routers) {
         double sum = 0;
         for (TandemNode r : routers) {
             DistributionSummary s =
@@ -178,7 +188,12 @@ final class SimCluster implements AutoCloseable {
     }
 
     /** Requests whose decode worker prefilled the prompt itself. */
-    long localPrefills() {
+    @Override
+    public long localPrefills() {
+        return localPrefills(routers);
+    }
+
+    static long localPrefills(List<TandemNode> routers) {
         double sum = 0;
         for (TandemNode r : routers) {
             Counter c = r.metrics()
@@ -195,7 +210,8 @@ final class SimCluster implements AutoCloseable {
      * Where the time went, from the workers' own timers, in the trace's time: the mean and max wait
      * in the prefill queues, prefill compute, KV transfer and decode step.
      */
-    String timings(double timeScale) {
+    @Override
+    public String timings(double timeScale) {
         StringBuilder sb = new StringBuilder();
         for (String name :
                 List.of("tandem.prefill.queue", "tandem.prefill.compute", "tandem.kv.transfer", "tandem.decode.step")) {

@@ -33,7 +33,7 @@ abstract class TandemUnderLoad implements AutoCloseable {
     /** Zero-cost sim workers; with {@code itlMs} > 0 each decode step sleeps that long (no CPU), as a model's would. */
     static JsonObject configJson(int prefill, int decode, int itlMs) {
         JsonObject json = SimCluster.configJson(
-                SimCluster.Shape.of(prefill, decode, 1, SimProfiles.named("zero"), 1.0, 16, 0, 0), "default");
+                SimCluster.Shape.of(prefill, decode, 1, SimProfiles.named("zero"), 1.0, 16, 0, 0, false), "default");
         json.getJsonObject("model").put("emulated-decode-step-us", itlMs * 1000L);
         return json;
     }

@@ -51,7 +51,11 @@ class RouteBenchTest {
     }
 
     private static RouteBench.Options options(Path trace, Path out, int routers, List<String> policies) {
-        return new RouteBench.Options(trace, 2, 2, routers, policies, 1, 0, SimProfiles.DEFAULT, out, 16, 0, 256);
+        return options(trace, out, routers, policies, RouteBench.Options.DIRECT);
+    }
+
+    private static RouteBench.Options options(Path trace, Path out, int routers, List<String> policies, String via) {
+        return new RouteBench.Options(trace, 2, 2, routers, policies, 1, 0, SimProfiles.DEFAULT, out, 16, 0, 256, via);
     }
 
     @Test
@@ -95,5 +99,22 @@ class RouteBenchTest {
         assertEquals(0, p.getInteger("errors"), p.encode());
         // Both replicas learn every worker's cache from the shared events: hits across replicas.
         assertTrue(p.getDouble("hit_rate") > 0, p.encode());
+    }
+
+    @Test
+    void viaUpstreamTheRoutersFindTheEnginesCachesFromTheirKvEvents(@TempDir Path dir) throws Exception {
+        Path trace = trace(dir);
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        JsonObject summary = RouteBench.run(
+                options(trace, dir.resolve("out"), 1, List.of("default"), RouteBench.Options.UPSTREAM),
+                new PrintStream(console, true, StandardCharsets.UTF_8));
+        BenchReportTest.assertSummaryShape(summary, Set.of("default"));
+        JsonObject p = summary.getJsonObject("policies").getJsonObject("default");
+        assertEquals(0, p.getInteger("errors"), p.encode());
+        double ideal = summary.getDouble("ideal_hit_rate");
+        // The cached tokens are the sim vLLM instances' own count; only their events tell the router where.
+        assertTrue(p.getDouble("hit_rate") >= 0.5 * ideal, p.encode() + " ideal " + ideal);
+        assertTrue(p.getDouble("hit_rate") <= ideal + 1e-9, p.encode());
+        assertTrue(console.toString(StandardCharsets.UTF_8).contains("sim vLLM instance"));
     }
 }

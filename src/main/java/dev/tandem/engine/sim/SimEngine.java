@@ -123,7 +123,7 @@ public final class SimEngine implements Engine {
     }
 
     /** The token this engine emits after {@code previous} at {@code position}: a pure function of both. */
-    static int nextToken(int previous, int position) {
+    public static int nextToken(int previous, int position) {
         long h = SplitMix64.mix(((long) previous << 32) ^ position);
         return ALPHABET[(int) Long.remainderUnsigned(h, ALPHABET.length)];
     }

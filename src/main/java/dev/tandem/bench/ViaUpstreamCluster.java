@@ -117,14 +117,16 @@ final class ViaUpstreamCluster implements BenchCluster {
     }
 
     /**
-     * Deadlines long enough for the replay's longest queue; the engine polled as often as sim workers
+     * Deadlines past the replay's longest queue; the engine polled as often as sim workers
      * report their load (in trace time); the vocabulary's size given, as an operator may.
      */
     private static UpstreamSettings upstream(String url, SimCluster.Shape shape) {
         return new UpstreamSettings(
                 url,
                 UpstreamSettings.VLLM,
-                3_600_000,
+                // Past the longest prefill queue here (about 20 s of wall clock), short enough that a lost call
+                // during a worker's start is retried rather than waited on.
+                60_000,
                 SimCluster.scaledPeriod(250, shape.timeScale()),
                 60_000,
                 ByteTokenizer.VOCAB_SIZE,

@@ -73,10 +73,14 @@ final class SimBlockCache {
         long fresh = added.stream().filter(h -> !blocks.containsKey(h)).count();
         long over = blocks.size() + fresh - capacityBlocks;
         List<Long> evicted = new ArrayList<>();
+        java.util.Set<Long> own = new java.util.HashSet<>(chain.length * 2);
+        for (long h : chain) {
+            own.add(h);
+        }
         Iterator<Long> eldest = blocks.keySet().iterator();
         while (over > 0 && eldest.hasNext()) {
             Long h = eldest.next();
-            if (Arrays.binarySearch(sortedCopy(chain), h) < 0) {
+            if (!own.contains(h)) {
                 eldest.remove();
                 evicted.add(h);
                 over--;
@@ -108,18 +112,6 @@ final class SimBlockCache {
             h = SplitMix64.mix(h * 31 + prompt[i]);
         }
         return h;
-    }
-
-    private long[] sortedCache;
-    private long[] sortedOf;
-
-    private long[] sortedCopy(long[] chain) {
-        if (sortedOf != chain) {
-            sortedCache = chain.clone();
-            Arrays.sort(sortedCache);
-            sortedOf = chain;
-        }
-        return sortedCache;
     }
 
     private static long[] toArray(List<Long> hashes) {

@@ -46,7 +46,6 @@ public final class RouteBench {
         public static final String UPSTREAM = "upstream";
     }
 
-    /** Held so that the levels stay set (JUL keeps loggers weakly). */
     /** Requests replayed, unmeasured, before the first policy: a cold JVM would otherwise handicap it. */
     static final int WARM_UP_REQUESTS = 200;
 
@@ -108,6 +107,12 @@ public final class RouteBench {
                         requests,
                         deadlineMs,
                         console));
+                // Each policy's figures on disk as it ends: a long run that stops later keeps them.
+                BenchReport.write(
+                        o.out(),
+                        BenchReport.summary(trace.name(), requests.size(), ideal, results),
+                        results,
+                        o.timeScale());
             }
         } finally {
             client.close().await();
@@ -119,6 +124,26 @@ public final class RouteBench {
         return summary;
     }
 
+    /** Attempts at starting a policy's cluster: a start can fail for its own sake, not the policy's. */
+    static final int CLUSTER_START_ATTEMPTS = 3;
+
+    /**
+     * A fresh cluster for one policy. Nothing of a failed start reaches the results — no request was
+     * sent — so it is closed and started again, and the retry is said on the console.
+     */
+    private static BenchCluster startCluster(SimCluster.Shape shape, String policy, PrintStream console) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return BenchCluster.start(shape, policy);
+            } catch (RuntimeException e) {
+                if (attempt >= CLUSTER_START_ATTEMPTS) {
+                    throw e;
+                }
+                console.println("  the cluster for " + policy + " did not start (" + e.getMessage() + "); again");
+            }
+        }
+    }
+
     private static PolicyResult runPolicy(
             String policy,
             String label,
@@ -127,7 +152,7 @@ public final class RouteBench {
             List<TraceRequest> requests,
             long deadlineMs,
             PrintStream console) {
-        try (BenchCluster cluster = BenchCluster.start(shape, policy)) {
+        try (BenchCluster cluster = startCluster(shape, policy, console)) {
             TraceReplay replay = new TraceReplay(client, cluster.httpPorts(), cluster.model(), shape.timeScale());
             long start = System.nanoTime();
             List<RequestResult> results;

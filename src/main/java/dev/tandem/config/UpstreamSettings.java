@@ -110,6 +110,11 @@ public record UpstreamSettings(
                 url, protocol, timeoutMs, pollMs, startTimeoutMs, vocabSize, bootstrapHost, bootstrapPort, kvEvents);
     }
 
+    public UpstreamSettings withTimeoutMs(long timeoutMs) {
+        return new UpstreamSettings(
+                url, protocol, timeoutMs, pollMs, startTimeoutMs, vocabSize, bootstrapHost, bootstrapPort, kvEvents);
+    }
+
     public UpstreamSettings withKvEvents(KvEventsSettings kvEvents) {
         return new UpstreamSettings(
                 url, protocol, timeoutMs, pollMs, startTimeoutMs, vocabSize, bootstrapHost, bootstrapPort, kvEvents);

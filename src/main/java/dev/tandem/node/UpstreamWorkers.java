@@ -38,7 +38,8 @@ final class UpstreamWorkers {
         if (plan.prefillWorkerIds().isEmpty() && plan.decodeWorkerIds().isEmpty()) {
             return Future.succeededFuture();
         }
-        UpstreamClient discovery = new UpstreamClient(vertx, config.model().upstream());
+        UpstreamClient discovery = new UpstreamClient(
+                vertx, UpstreamDiscovery.callSettings(config.model().upstream()));
         try {
             model = UpstreamDiscovery.learn(discovery, config.model());
         } finally {

@@ -32,8 +32,18 @@ import java.util.logging.Logger;
 public final class UpstreamDiscovery {
     private static final Logger LOG = Logger.getLogger(UpstreamDiscovery.class.getName());
     private static final int MAX_VOCAB = 1 << 22;
+    /**
+     * A discovery call's deadline: its answers are small and quick, unlike a long prompt's prefill that
+     * {@code upstream-timeout-ms} is sized for, so a call lost while the upstream starts is retried soon.
+     */
+    static final long CALL_TIMEOUT_MS = 10_000;
 
     private UpstreamDiscovery() {}
+
+    /** The settings of the client discovery calls through: the upstream's, with {@link #CALL_TIMEOUT_MS} at most. */
+    public static UpstreamSettings callSettings(UpstreamSettings upstream) {
+        return upstream.withTimeoutMs(Math.min(upstream.timeoutMs(), CALL_TIMEOUT_MS));
+    }
 
     public static UpstreamModel learn(UpstreamClient client, ModelSettings settings) {
         UpstreamSettings u = settings.upstream();

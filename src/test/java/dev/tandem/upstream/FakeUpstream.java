@@ -59,6 +59,9 @@ final class FakeUpstream {
     final java.util.concurrent.atomic.AtomicInteger closedEarly = new java.util.concurrent.atomic.AtomicInteger();
 
     volatile Fault fault = Fault.NONE;
+    /** How many more {@code /v1/models} calls are read and never answered, as by a server still starting. */
+    final java.util.concurrent.atomic.AtomicInteger unansweredModelCalls =
+            new java.util.concurrent.atomic.AtomicInteger();
     /** A tokenizer.json vocabulary served instead of {@link FakeVocabulary}'s (null: that one). */
     volatile BpeTokenizer bpe;
     /** What a decode instance generates. */
@@ -148,7 +151,11 @@ final class FakeUpstream {
             String path = req.path();
             JsonObject body = b.length() == 0 ? new JsonObject() : b.toJsonObject();
             switch (path) {
-                case "/v1/models" -> json(req.response(), 200, models());
+                case "/v1/models" -> {
+                    if (unansweredModelCalls.getAndUpdate(n -> Math.max(0, n - 1)) == 0) {
+                        json(req.response(), 200, models());
+                    }
+                }
                 case "/health" ->
                     req.response().setStatusCode(healthy ? 200 : 503).end();
                 case "/metrics" ->

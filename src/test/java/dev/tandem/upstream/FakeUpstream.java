@@ -1,5 +1,6 @@
 package dev.tandem.upstream;
 
+import dev.tandem.bench.upstream.SimVllmProtocol;
 import dev.tandem.engine.tokenizer.BpeTokenizer;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -277,31 +278,16 @@ final class FakeUpstream {
         }
     }
 
-    /** vLLM's error body ({@code ErrorResponse}); SGLang answers the same shape. */
     static void error(HttpServerResponse response, int status, String message) {
-        json(
-                response,
-                status,
-                new JsonObject()
-                        .put("object", "error")
-                        .put("message", message)
-                        .put("type", status == 400 ? "BadRequestError" : "InternalServerError")
-                        .putNull("param")
-                        .put("code", status));
+        SimVllmProtocol.error(response, status, message);
     }
 
     static void json(HttpServerResponse response, int status, JsonObject body) {
-        response.setStatusCode(status)
-                .putHeader("Content-Type", "application/json")
-                .end(body.encode());
+        SimVllmProtocol.json(response, status, body);
     }
 
     static JsonArray ids(int[] ids) {
-        JsonArray a = new JsonArray();
-        for (int id : ids) {
-            a.add(id);
-        }
-        return a;
+        return SimVllmProtocol.ids(ids);
     }
 
     int[] encode(String text, boolean addSpecial) {

@@ -1,10 +1,11 @@
 package dev.tandem.bench.upstream;
 
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
-/** The JSON a sim vLLM instance reads and writes, in vLLM's shapes. */
-final class SimVllmProtocol {
+/** The JSON a sim vLLM instance reads and writes, in vLLM's shapes (the tests' fake servers answer with it too). */
+public final class SimVllmProtocol {
     private SimVllmProtocol() {}
 
     /** The prompt as token ids: the only form the benchmark sends. */
@@ -22,7 +23,7 @@ final class SimVllmProtocol {
         return out;
     }
 
-    static JsonArray ids(int[] ids) {
+    public static JsonArray ids(int[] ids) {
         JsonArray a = new JsonArray();
         for (int id : ids) {
             a.add(id);
@@ -91,5 +92,27 @@ final class SimVllmProtocol {
                 .put("created", System.currentTimeMillis() / 1000)
                 .put("model", model)
                 .put("choices", new JsonArray().add(choice));
+    }
+
+    /** vLLM's error body ({@code ErrorResponse}); SGLang answers the same shape. */
+    public static void error(HttpServerResponse response, int status, String message) {
+        json(
+                response,
+                status,
+                new JsonObject()
+                        .put("object", "error")
+                        .put("message", message)
+                        .put("type", status == 400 ? "BadRequestError" : "InternalServerError")
+                        .putNull("param")
+                        .put("code", status));
+    }
+
+    /** The body as JSON with {@code status}, unless the response has already ended or its connection closed. */
+    public static void json(HttpServerResponse response, int status, JsonObject body) {
+        if (!response.ended() && !response.closed()) {
+            response.setStatusCode(status)
+                    .putHeader("Content-Type", "application/json")
+                    .end(body.encode());
+        }
     }
 }

@@ -112,11 +112,11 @@ public final class SimVllmServer implements AutoCloseable {
             try {
                 body = b.length() == 0 ? new JsonObject() : b.toJsonObject();
             } catch (RuntimeException e) {
-                error(req.response(), 400, "the body is not JSON");
+                SimVllmProtocol.error(req.response(), 400, "the body is not JSON");
                 return;
             }
             switch (req.path()) {
-                case "/v1/models" -> json(req.response(), 200, models());
+                case "/v1/models" -> SimVllmProtocol.json(req.response(), 200, models());
                 case "/health" -> req.response().end();
                 case "/metrics" ->
                     req.response()
@@ -125,7 +125,7 @@ public final class SimVllmServer implements AutoCloseable {
                 case "/tokenize" -> tokenize(req.response(), body);
                 case "/detokenize" -> detokenize(req.response(), body);
                 case "/v1/completions" -> complete(req.response(), body);
-                default -> error(req.response(), 404, "no route " + req.path());
+                default -> SimVllmProtocol.error(req.response(), 404, "no route " + req.path());
             }
         });
     }
@@ -159,11 +159,11 @@ public final class SimVllmServer implements AutoCloseable {
 
     private void tokenize(HttpServerResponse response, JsonObject body) {
         if (!(body.getValue("prompt") instanceof String text)) {
-            error(response, 400, "this model has no chat template: /tokenize takes a prompt");
+            SimVllmProtocol.error(response, 400, "this model has no chat template: /tokenize takes a prompt");
             return;
         }
         int[] ids = ByteTokenizer.INSTANCE.encode(text, body.getBoolean("add_special_tokens", true));
-        json(
+        SimVllmProtocol.json(
                 response,
                 200,
                 new JsonObject()
@@ -178,12 +178,12 @@ public final class SimVllmServer implements AutoCloseable {
         for (Object t : tokens) {
             int id = t instanceof Number n ? n.intValue() : -1;
             if (id < 0 || id >= ByteTokenizer.VOCAB_SIZE) {
-                error(response, 400, "Token id " + t + " is out of vocabulary");
+                SimVllmProtocol.error(response, 400, "Token id " + t + " is out of vocabulary");
                 return;
             }
             out.writeBytes(ByteTokenizer.INSTANCE.decode(-1, id));
         }
-        json(response, 200, new JsonObject().put("prompt", out.toString(StandardCharsets.UTF_8)));
+        SimVllmProtocol.json(response, 200, new JsonObject().put("prompt", out.toString(StandardCharsets.UTF_8)));
     }
 
     private void complete(HttpServerResponse response, JsonObject body) {
@@ -191,26 +191,27 @@ public final class SimVllmServer implements AutoCloseable {
         try {
             prompt = SimVllmProtocol.prompt(body);
         } catch (IllegalArgumentException e) {
-            error(response, 400, e.getMessage());
+            SimVllmProtocol.error(response, 400, e.getMessage());
             return;
         }
         JsonObject params = body.getJsonObject("kv_transfer_params");
         if (prefill != null) {
             if (params == null || !params.getBoolean("do_remote_decode", false)) {
-                error(response, 400, "this sim instance only prefills for a remote decode (kv_transfer_params)");
+                SimVllmProtocol.error(
+                        response, 400, "this sim instance only prefills for a remote decode (kv_transfer_params)");
                 return;
             }
             prefill.prefill(prompt)
-                    .onSuccess(done -> json(
+                    .onSuccess(done -> SimVllmProtocol.json(
                             response,
                             200,
                             SimVllmProtocol.prefillAnswer(
                                     model, prompt, done, engineId, server.actualPort(), blockSize)))
-                    .onFailure(e -> error(response, 500, e.getMessage()));
+                    .onFailure(e -> SimVllmProtocol.error(response, 500, e.getMessage()));
             return;
         }
         if (params == null || !params.getBoolean("do_remote_prefill", false)) {
-            error(
+            SimVllmProtocol.error(
                     response,
                     400,
                     "this sim instance only decodes what a prefill instance computed (kv_transfer_params)");
@@ -221,7 +222,7 @@ public final class SimVllmServer implements AutoCloseable {
                 ? -1
                 : from.prefill.pull(params.getString("remote_request_id", ""));
         if (bytes < 0) {
-            error(response, 500, "no KV to pull for " + params.encode());
+            SimVllmProtocol.error(response, 500, "no KV to pull for " + params.encode());
             return;
         }
         int maxTokens = body.getInteger("max_tokens", 16);
@@ -231,26 +232,6 @@ public final class SimVllmServer implements AutoCloseable {
             SimDecodeStream stream = new SimDecodeStream(context, response, model, prompt.length);
             decode.add(stream, prompt.length, prompt[prompt.length - 1], Math.max(1, maxTokens));
         });
-    }
-
-    static void error(HttpServerResponse response, int status, String message) {
-        json(
-                response,
-                status,
-                new JsonObject()
-                        .put("object", "error")
-                        .put("message", message)
-                        .put("type", status == 400 ? "BadRequestError" : "InternalServerError")
-                        .putNull("param")
-                        .put("code", status));
-    }
-
-    static void json(HttpServerResponse response, int status, JsonObject body) {
-        if (!response.ended() && !response.closed()) {
-            response.setStatusCode(status)
-                    .putHeader("Content-Type", "application/json")
-                    .end(body.encode());
-        }
     }
 
     @Override

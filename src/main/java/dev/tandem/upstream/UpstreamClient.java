@@ -71,7 +71,7 @@ public final class UpstreamClient {
                 .compose(HttpClientRequest::send)
                 .compose(r -> r.body().compose(body -> ok(r, body).map(b -> b.toString())))
                 .timeout(guardMs, TimeUnit.MILLISECONDS)
-                .recover(UpstreamClient::wrap);
+                .recover(e -> wrap(e, "GET " + path));
     }
 
     public Future<JsonObject> getJson(String path) {
@@ -94,7 +94,7 @@ public final class UpstreamClient {
                 .map(b -> json(b.toString()))
                 .timeout(guardMs, TimeUnit.MILLISECONDS)
                 .onFailure(e -> cancel.cancel())
-                .recover(UpstreamClient::wrap);
+                .recover(e -> wrap(e, "POST " + path));
     }
 
     /**
@@ -147,7 +147,7 @@ public final class UpstreamClient {
                 })
                 .timeout(guardMs, TimeUnit.MILLISECONDS)
                 .onFailure(e -> cancel.cancel())
-                .recover(UpstreamClient::wrap);
+                .recover(e -> wrap(e, "POST " + path));
     }
 
     /** Closes a call in flight: its connection is reset, so the upstream aborts the request. */
@@ -227,7 +227,12 @@ public final class UpstreamClient {
         }
     }
 
-    private static <T> Future<T> wrap(Throwable t) {
+    /** A failure named with its call: which of a worker's calls hung is what an operator asks first. */
+    private static <T> Future<T> wrap(Throwable t, String call) {
+        if (t instanceof java.util.concurrent.TimeoutException) {
+            return Future.failedFuture(new UpstreamException(
+                    "the upstream failed: no answer to " + call + " (" + t.getMessage() + ")", t));
+        }
         return Future.failedFuture(wrapCause(t));
     }
 

@@ -133,8 +133,7 @@ public final class UpstreamDiscovery {
     private static int bos(UpstreamClient client, String model) {
         JsonObject empty =
                 new JsonObject().put("model", model).put("prompt", "").put("add_special_tokens", true);
-        JsonArray bos = get(client.postJson("/tokenize", empty)
-                        .recover(e -> retryable(e) ? client.postJson("/tokenize", empty) : Future.failedFuture(e)))
+        JsonArray bos = get(DiscoveryRetry.call(client, () -> client.postJson("/tokenize", empty)))
                 .getJsonArray("tokens", new JsonArray());
         return bos.isEmpty() ? -1 : bos.getInteger(0);
     }
@@ -179,17 +178,11 @@ public final class UpstreamDiscovery {
     }
 
     /**
-     * vLLM answers {@code {"prompt": text}}, SGLang {@code {"text": text}}. A call that fails for the
-     * upstream's sake (not a 4xx) is tried again, twice: one lost call must not fail a worker's start.
+     * vLLM answers {@code {"prompt": text}}, SGLang {@code {"text": text}}; a call that fails for the
+     * upstream's sake (not a 4xx) is asked again ({@link DiscoveryRetry}).
      */
     private static Future<String> detokenize(UpstreamClient client, String model, int token) {
-        return detokenizeOnce(client, model, token)
-                .recover(e -> retryable(e) ? detokenizeOnce(client, model, token) : Future.failedFuture(e))
-                .recover(e -> retryable(e) ? detokenizeOnce(client, model, token) : Future.failedFuture(e));
-    }
-
-    private static boolean retryable(Throwable e) {
-        return !(e instanceof UpstreamException u && u.clientError());
+        return DiscoveryRetry.call(client, () -> detokenizeOnce(client, model, token));
     }
 
     private static Future<String> detokenizeOnce(UpstreamClient client, String model, int token) {

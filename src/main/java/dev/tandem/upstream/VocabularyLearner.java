@@ -63,7 +63,7 @@ final class VocabularyLearner {
     private Future<Delimiter> tryDelimiter(String text) {
         JsonObject body =
                 new JsonObject().put("model", model).put("prompt", text).put("add_special_tokens", false);
-        return client.postJson("/tokenize", body)
+        return DiscoveryRetry.call(client, () -> client.postJson("/tokenize", body))
                 .compose(a -> {
                     List<Integer> ids = new ArrayList<>();
                     a.getJsonArray("tokens", new JsonArray()).forEach(id -> ids.add(((Number) id).intValue()));
@@ -156,8 +156,8 @@ final class VocabularyLearner {
     }
 
     private Future<String> detokenize(List<Integer> ids) {
-        return client.postJson(
-                        "/detokenize", new JsonObject().put("model", model).put("tokens", new JsonArray(ids)))
+        JsonObject body = new JsonObject().put("model", model).put("tokens", new JsonArray(ids));
+        return DiscoveryRetry.call(client, () -> client.postJson("/detokenize", body))
                 .map(a -> {
                     String text = a.getString("prompt", a.getString("text"));
                     if (text == null) {

@@ -1,5 +1,6 @@
 package dev.tandem;
 
+import dev.tandem.cluster.LoopbackClusterPorts;
 import dev.tandem.config.ClusterSettings;
 import dev.tandem.config.MemorySettings;
 import dev.tandem.config.TandemConfig;
@@ -24,7 +25,8 @@ public final class TestNodes {
         String name = "tandem-test-" + UUID.randomUUID();
         // A free base port and an explicit seed address: joining "127.0.0.1" alone probes only 5701-5703,
         // which other builds on the machine may hold, splitting a test's members into separate clusters.
-        int port = freePort();
+        // Below the ephemeral range, so that no dial to a member that left can connect to itself.
+        int port = LoopbackClusterPorts.base(32);
         // No bridge unless a test asks for one: the default port 7000 would clash between nodes and builds.
         // No KV reserved at start: a test JVM runs many nodes, each of which would take a share of its heap.
         return TestSettings.withMemory(
@@ -33,15 +35,6 @@ public final class TestNodes {
                         new MemorySettings(defaults.memory().heapFraction(), 0, false))
                 .withHttp(defaults.http().withPort(0))
                 .withBridge(defaults.bridge().withTcpPort(-1));
-    }
-
-    private static int freePort() {
-        try (java.net.ServerSocket socket =
-                new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
     }
 
     /** The text a stream must carry for generated tokens after a prompt (incremental decode plus flush). */

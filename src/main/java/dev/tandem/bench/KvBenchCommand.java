@@ -1,6 +1,7 @@
 package dev.tandem.bench;
 
 import dev.tandem.cluster.ClusterNode;
+import dev.tandem.cluster.LoopbackClusterPorts;
 import dev.tandem.config.ClusterSettings;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.config.WorkerSettings;
@@ -91,7 +92,7 @@ public final class KvBenchCommand implements Callable<Integer> {
             return 2;
         }
         String name = "bench-kv-" + UUID.randomUUID().toString().substring(0, 8);
-        int port = BenchProcesses.freePort();
+        int port = LoopbackClusterPorts.base(8);
         ClusterSettings cluster = new ClusterSettings(name, "127.0.0.1", port, List.of("127.0.0.1:" + port));
         ClusterNode node =
                 ClusterNode.start(cluster, TandemConfig.defaults().router()).await();

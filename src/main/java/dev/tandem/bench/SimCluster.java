@@ -1,5 +1,6 @@
 package dev.tandem.bench;
 
+import dev.tandem.cluster.LoopbackClusterPorts;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.sim.SimProfile;
 import dev.tandem.node.TandemNode;
@@ -100,7 +101,8 @@ final class SimCluster implements BenchCluster {
 
     /** {@link #config} as the JSON (also YAML) a configuration file would hold. */
     static JsonObject configJson(Shape shape, String policy) {
-        int port = BenchProcesses.freePort();
+        // Below the ephemeral range: a member's dial to one that left must never connect to itself.
+        int port = LoopbackClusterPorts.base(32);
         JsonObject json = new JsonObject()
                 .put(
                         "http",

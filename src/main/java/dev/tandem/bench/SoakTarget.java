@@ -1,5 +1,6 @@
 package dev.tandem.bench;
 
+import dev.tandem.cluster.LoopbackClusterPorts;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -69,7 +70,7 @@ final class SoakTarget implements AutoCloseable {
                         "--cluster-name",
                         "soak-" + UUID.randomUUID().toString().substring(0, 8),
                         "--cluster-port",
-                        Integer.toString(BenchProcesses.freePort()))));
+                        Integer.toString(LoopbackClusterPorts.base(8)))));
         Path log = out.resolve("target.log");
         Files.writeString(log, "$ " + String.join(" ", command) + "\n");
         Process process = new ProcessBuilder(command)

@@ -14,13 +14,12 @@ import com.hazelcast.config.properties.PropertyDefinition;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.kubernetes.KubernetesProperties;
+import dev.tandem.cluster.LoopbackClusterPorts;
 import io.fabric8.kubernetes.api.model.Service;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -137,10 +136,7 @@ class ClusterXmlConfigTest {
     @Test
     void twoMembersFromTheLocalFileFormOneCluster() throws IOException {
         String name = "xml-" + UUID.randomUUID();
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
+        int port = LoopbackClusterPorts.base(4);
         HazelcastInstance a = null;
         HazelcastInstance b = null;
         try {

@@ -1,14 +1,12 @@
 package dev.tandem.it;
 
 import dev.tandem.HttpTestClient;
+import dev.tandem.cluster.LoopbackClusterPorts;
 import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +19,6 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 
 /**
@@ -82,7 +79,7 @@ public final class TandemCluster implements AutoCloseable {
     public TandemCluster(Class<?> testClass, Map<String, ?> overrides) {
         dir = Path.of(System.getProperty("tandem.it.logs", "target/it-logs"), testClass.getSimpleName());
         config = dir.resolve("tandem.yaml");
-        basePort = freeBasePort();
+        basePort = LoopbackClusterPorts.base(PORT_SPAN);
         try {
             Files.createDirectories(dir);
             try (Stream<Path> old = Files.list(dir)) {
@@ -298,27 +295,5 @@ public final class TandemCluster implements AutoCloseable {
                 sb.append(indent).append(k).append(": ").append(Json.encode(v)).append('\n');
             }
         });
-    }
-
-    /** A base port with PORT_SPAN free ports above it, below Linux's ephemeral range (HTTP and event bus use port 0). */
-    private static int freeBasePort() {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            int base = ThreadLocalRandom.current().nextInt(12_000, 32_000 - PORT_SPAN);
-            if (allFree(base)) {
-                return base;
-            }
-        }
-        throw new AssertionError("no free range of " + PORT_SPAN + " ports found for Hazelcast");
-    }
-
-    private static boolean allFree(int base) {
-        for (int port = base; port < base + PORT_SPAN; port++) {
-            try (ServerSocket s = new ServerSocket()) {
-                s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-            } catch (IOException e) {
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -34,14 +34,21 @@ final class UpstreamCluster implements AutoCloseable {
         return f;
     }
 
-    /** The settings of a worker fronting {@code url}: short deadlines, so failures show fast. */
+    /**
+     * The settings of a worker fronting {@code url}: short deadlines, so failures show fast; the start
+     * waits long enough to ask {@code /v1/models} again after a call lost on a loaded machine.
+     */
     UpstreamSettings upstream(String url) {
+        return upstream(url, 15_000);
+    }
+
+    UpstreamSettings upstream(String url, long startTimeoutMs) {
         return new UpstreamSettings(
                 url,
                 kind == FakeUpstream.Kind.VLLM ? UpstreamSettings.VLLM : UpstreamSettings.SGLANG,
                 2_000,
                 50,
-                2_000,
+                startTimeoutMs,
                 0,
                 "",
                 8998);

@@ -83,7 +83,7 @@ class UpstreamFailureTest extends UpstreamPairFixture {
         }
         String url = "http://127.0.0.1:" + port;
         IllegalStateException e = assertThrows(
-                IllegalStateException.class, () -> cluster.worker(cluster.upstream(url), "prefill-down", true));
+                IllegalStateException.class, () -> cluster.worker(cluster.upstream(url, 2_000), "prefill-down", true));
         assertTrue(e.getMessage().contains(url) && e.getMessage().contains("/v1/models"), e.getMessage());
     }
 

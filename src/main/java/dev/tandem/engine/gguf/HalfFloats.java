@@ -17,6 +17,45 @@ public final class HalfFloats {
         return HALF[h & 0xFFFF];
     }
 
+    /**
+     * A float to the nearest half, ties to even (as the F16C instruction and ggml's fallback round);
+     * overflow to infinity, NaN kept quiet.
+     */
+    public static short toHalf(float f) {
+        int bits = Float.floatToRawIntBits(f);
+        int sign = (bits >>> 16) & 0x8000;
+        int exponent = (bits >>> 23) & 0xFF;
+        int mantissa = bits & 0x7FFFFF;
+        if (exponent == 0xFF) {
+            return (short) (sign | 0x7C00 | (mantissa != 0 ? 0x200 | (mantissa >>> 13) : 0));
+        }
+        int e = exponent - 127 + 15;
+        if (e >= 0x1F) {
+            return (short) (sign | 0x7C00);
+        }
+        if (e <= 0) {
+            if (e < -10) {
+                return (short) sign; // below half the smallest subnormal: zero
+            }
+            // subnormal: shift the full significand (with its implicit 1) into 10 bits, rounding to even
+            int m = mantissa | 0x800000;
+            int shift = 14 - e;
+            int half = m >>> shift;
+            int rest = m & ((1 << shift) - 1);
+            int midpoint = 1 << (shift - 1);
+            if (rest > midpoint || (rest == midpoint && (half & 1) == 1)) {
+                half++;
+            }
+            return (short) (sign | half);
+        }
+        int half = (e << 10) | (mantissa >>> 13);
+        int rest = mantissa & 0x1FFF;
+        if (rest > 0x1000 || (rest == 0x1000 && (half & 1) == 1)) {
+            half++; // may carry into the exponent, and up to infinity: both are the right answer
+        }
+        return (short) (sign | half);
+    }
+
     /** bfloat16 is a float's upper half. */
     public static float bfloat16(short b) {
         return Float.intBitsToFloat((b & 0xFFFF) << 16);

@@ -117,8 +117,8 @@ public final class RouteBench {
         } finally {
             client.close().await();
         }
+        // Written already, with the last policy's figures.
         JsonObject summary = BenchReport.summary(trace.name(), requests.size(), ideal, results);
-        BenchReport.write(o.out(), summary, results, o.timeScale());
         console.print(BenchReport.table(summary));
         console.println("written: " + o.out().resolve("summary.json") + ", results.csv, report.html");
         return summary;

@@ -1,5 +1,6 @@
 package dev.tandem.upstream;
 
+import dev.tandem.bench.upstream.VllmKvEventReplay;
 import dev.tandem.upstream.kvevents.MsgPack;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -14,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import org.msgpack.core.MessageBufferPacker;
 import org.zeromq.SocketType;
 import org.zeromq.ZContext;
-import org.zeromq.ZFrame;
 import org.zeromq.ZMQ;
 import org.zeromq.ZMsg;
 
@@ -270,25 +270,13 @@ final class FakeKvEventPublisher implements AutoCloseable {
         }
     }
 
-    /** {@code [identity, empty, start seq]} → {@code [identity, empty, seq, payload]}…, then seq -1. */
+    /** Answers as vLLM's replay endpoint, unless told to ignore this request. */
     private void serveReplay(ZMsg request) {
         if (ignoreReplays > 0) {
             ignoreReplays--;
             return;
         }
-        ZFrame[] frames = request.toArray(new ZFrame[0]);
-        byte[] identity = frames[0].getData();
-        long start = ByteBuffer.wrap(frames[2].getData()).getLong();
-        for (long s = Math.max(0, start); s < buffer.size(); s++) {
-            replay.sendMore(identity);
-            replay.sendMore(new byte[0]);
-            replay.sendMore(ByteBuffer.allocate(8).putLong(s).array());
-            replay.send(buffer.get((int) s));
-        }
-        replay.sendMore(identity);
-        replay.sendMore(new byte[0]);
-        replay.sendMore(ByteBuffer.allocate(8).putLong(-1).array());
-        replay.send(new byte[0]);
+        VllmKvEventReplay.answer(replay, request, 0, buffer);
     }
 
     @Override

@@ -185,20 +185,11 @@ final class FakeUpstream {
         });
     }
 
+    /** The sim instances' listing, with fields Tandem does not read (as real servers send them). */
     private JsonObject models() {
-        return new JsonObject()
-                .put("object", "list")
-                .put(
-                        "data",
-                        new JsonArray()
-                                .add(new JsonObject()
-                                        .put("id", MODEL)
-                                        .put("object", "model")
-                                        .put("created", 1764720000)
-                                        .put("owned_by", kind == Kind.VLLM ? "vllm" : "sglang")
-                                        .put("root", MODEL)
-                                        .putNull("parent")
-                                        .put("max_model_len", CONTEXT)));
+        JsonObject models = SimVllmProtocol.models(MODEL, kind == Kind.VLLM ? "vllm" : "sglang", CONTEXT);
+        models.getJsonArray("data").getJsonObject(0).put("created", 1764720000).putNull("parent");
+        return models;
     }
 
     private String metrics() {

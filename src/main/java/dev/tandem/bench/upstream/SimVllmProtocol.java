@@ -94,6 +94,21 @@ public final class SimVllmProtocol {
                 .put("choices", new JsonArray().add(choice));
     }
 
+    /** {@code /v1/models} listing one model, in vLLM's shape ({@code max_model_len} is what Tandem reads). */
+    public static JsonObject models(String id, String ownedBy, int maxModelLen) {
+        return new JsonObject()
+                .put("object", "list")
+                .put(
+                        "data",
+                        new JsonArray()
+                                .add(new JsonObject()
+                                        .put("id", id)
+                                        .put("object", "model")
+                                        .put("owned_by", ownedBy)
+                                        .put("root", id)
+                                        .put("max_model_len", maxModelLen)));
+    }
+
     /** vLLM's error body ({@code ErrorResponse}); SGLang answers the same shape. */
     public static void error(HttpServerResponse response, int status, String message) {
         json(

@@ -116,7 +116,9 @@ public final class SimVllmServer implements AutoCloseable {
                 return;
             }
             switch (req.path()) {
-                case "/v1/models" -> SimVllmProtocol.json(req.response(), 200, models());
+                case "/v1/models" ->
+                    SimVllmProtocol.json(
+                            req.response(), 200, SimVllmProtocol.models(model, "vllm", profile.contextLength()));
                 case "/health" -> req.response().end();
                 case "/metrics" ->
                     req.response()
@@ -128,20 +130,6 @@ public final class SimVllmServer implements AutoCloseable {
                 default -> SimVllmProtocol.error(req.response(), 404, "no route " + req.path());
             }
         });
-    }
-
-    private JsonObject models() {
-        return new JsonObject()
-                .put("object", "list")
-                .put(
-                        "data",
-                        new JsonArray()
-                                .add(new JsonObject()
-                                        .put("id", model)
-                                        .put("object", "model")
-                                        .put("owned_by", "vllm")
-                                        .put("root", model)
-                                        .put("max_model_len", profile.contextLength())));
     }
 
     private String metrics() {

@@ -12,7 +12,6 @@ import org.msgpack.core.MessageBufferPacker;
 import org.msgpack.core.MessagePack;
 import org.zeromq.SocketType;
 import org.zeromq.ZContext;
-import org.zeromq.ZFrame;
 import org.zeromq.ZMQ;
 import org.zeromq.ZMsg;
 
@@ -130,7 +129,7 @@ final class VllmKvEventPublisher implements AutoCloseable {
                 if (poller.poll(0) > 0 && poller.pollin(0)) {
                     ZMsg request;
                     while ((request = ZMsg.recvMsg(replay, ZMQ.DONTWAIT)) != null) {
-                        serveReplay(request);
+                        VllmKvEventReplay.answer(replay, request, seq - buffer.size(), buffer);
                     }
                 }
             } catch (InterruptedException e) {
@@ -160,31 +159,6 @@ final class VllmKvEventPublisher implements AutoCloseable {
         pub.sendMore(new byte[0]);
         pub.sendMore(ByteBuffer.allocate(8).putLong(seq++).array());
         pub.send(payload);
-    }
-
-    /** {@code [identity, empty, start seq]} → {@code [identity, empty, seq, payload]}…, then seq -1. */
-    private void serveReplay(ZMsg request) {
-        ZFrame[] frames = request.toArray(new ZFrame[0]);
-        if (frames.length != 3 || frames[2].size() != 8) {
-            return;
-        }
-        byte[] identity = frames[0].getData();
-        long start = ByteBuffer.wrap(frames[2].getData()).getLong();
-        long first = seq - buffer.size();
-        long s = first;
-        for (byte[] payload : buffer) {
-            if (s >= start) {
-                replay.sendMore(identity);
-                replay.sendMore(new byte[0]);
-                replay.sendMore(ByteBuffer.allocate(8).putLong(s).array());
-                replay.send(payload);
-            }
-            s++;
-        }
-        replay.sendMore(identity);
-        replay.sendMore(new byte[0]);
-        replay.sendMore(ByteBuffer.allocate(8).putLong(-1).array());
-        replay.send(new byte[0]);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.tandem.engine.gguf;
 
+import dev.tandem.engine.HalfFloats;
 import java.nio.ByteBuffer;
 
 /**

@@ -1,5 +1,6 @@
 package dev.tandem.engine.gguf;
 
+import dev.tandem.engine.HalfFloats;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -28,7 +29,7 @@ public final class GgmlQuantize {
             }
             case BF16 -> {
                 for (float v : values) {
-                    out.putShort(toBfloat16(v));
+                    out.putShort(HalfFloats.toBfloat16(v));
                 }
             }
             case Q8_0 -> {
@@ -44,15 +45,6 @@ public final class GgmlQuantize {
             default -> throw new IllegalArgumentException("writing " + type + " is not supported");
         }
         return out.array();
-    }
-
-    /** ggml's {@code GGML_FP32_TO_BF16}: round to nearest even, NaN kept quiet. */
-    static short toBfloat16(float f) {
-        int bits = Float.floatToRawIntBits(f);
-        if ((bits & 0x7FFFFFFF) > 0x7F800000) {
-            return (short) ((bits >>> 16) | 64);
-        }
-        return (short) ((bits + (0x7FFF + ((bits >>> 16) & 1))) >>> 16);
     }
 
     private static void q8_0(float[] x, int at, ByteBuffer out) {

@@ -1,9 +1,6 @@
 package dev.tandem.engine.reference;
 
 import static dev.tandem.engine.reference.TransformerMath.attention;
-import static dev.tandem.engine.reference.TransformerMath.rmsnorm;
-import static dev.tandem.engine.reference.TransformerMath.rope;
-import static dev.tandem.engine.reference.TransformerMath.ropeAngles;
 import static dev.tandem.engine.reference.TransformerMath.silu;
 
 import dev.tandem.engine.KvCache;
@@ -21,7 +18,9 @@ import java.util.function.BooleanSupplier;
  * <p>One instance per call (it owns the scratch activations); the weights are only read.
  */
 final class BatchForward {
-    private final PackedWeights w;
+    private final TransformerWeights w;
+    private final boolean ggml;
+    private final Rope rope;
     private final ParallelMatmul mm;
     private final int batch;
     private final int dim;
@@ -38,12 +37,14 @@ final class BatchForward {
     private final float[][] hb; // w1's and w3's outputs, one after the other
     private final float[] cos;
     private final float[] sin;
-    private final float[][] att;
+    private float[][] att;
     private final float[] attWeights;
 
-    BatchForward(PackedWeights weights, ParallelMatmul mm, int batch) {
-        ModelConfig c = weights.config;
+    BatchForward(TransformerWeights weights, ParallelMatmul mm, int batch) {
+        ModelConfig c = weights.config();
         this.w = weights;
+        this.ggml = weights.numerics() == Numerics.GGML;
+        this.rope = weights.rope();
         this.mm = mm;
         this.batch = batch;
         this.dim = c.dim();
@@ -59,7 +60,7 @@ final class BatchForward {
         hb = new float[batch][2 * hidden];
         cos = new float[batch * headSize / 2];
         sin = new float[batch * headSize / 2];
-        att = new float[heads][c.seqLen()];
+        att = new float[heads][0];
         attWeights = new float[dim];
     }
 
@@ -70,25 +71,31 @@ final class BatchForward {
      */
     void layers(KvCache[] caches, int[] positions, int[] tokens, BooleanSupplier cancelled) {
         int half = headSize / 2;
+        int maxPos = 0;
         for (int b = 0; b < batch; b++) {
-            System.arraycopy(w.tokenEmbedding, tokens[b] * dim, x[b], 0, dim);
-            ropeAngles(positions[b], headSize, cos, sin, b * half); // same for every layer: compute once
+            w.embed(tokens[b], x[b]);
+            rope.angles(positions[b], cos, sin, b * half); // same for every layer: compute once
+            maxPos = Math.max(maxPos, positions[b]);
         }
-        for (int l = 0; l < w.config.layers(); l++) {
+        if (att[0].length <= maxPos) {
+            att = new float[heads][maxPos + 1];
+        }
+        for (int l = 0; l < w.config().layers(); l++) {
             if (cancelled != null && cancelled.getAsBoolean()) {
                 throw new CancellationException("forward pass cancelled");
             }
             for (int b = 0; b < batch; b++) {
-                rmsnorm(xb[b], 0, x[b], 0, w.rmsAtt[l], 0, dim);
+                norm(xb[b], x[b], w.attentionNorm(l));
             }
-            mm.matmulBlocks(qkv, xb, w.wqkv[l], dim, dim + 2 * kvDim, batch);
+            mm.matmul(qkv, xb, w.qkv(l), batch);
+            float[] bias = w.qkvBias(l);
             for (int b = 0; b < batch; b++) {
-                rope(qkv[b], 0, dim, headSize, cos, sin, b * half);
-                rope(qkv[b], dim, kvDim, headSize, cos, sin, b * half);
-                KvCache cache = caches[b];
-                float[] block = cache.blockFor(positions[b]);
-                System.arraycopy(qkv[b], dim, block, cache.offset(l, 0, positions[b]), kvDim);
-                System.arraycopy(qkv[b], dim + kvDim, block, cache.offset(l, 1, positions[b]), kvDim);
+                if (bias != null) {
+                    addInPlace(qkv[b], bias, dim + 2 * kvDim);
+                }
+                rope.rotate(qkv[b], 0, dim, cos, sin, b * half);
+                rope.rotate(qkv[b], dim, kvDim, cos, sin, b * half);
+                store(caches[b], l, positions[b], qkv[b]);
             }
             int layer = l;
             // Sequences attend independently: split over the threads, each with its own score buffer.
@@ -96,25 +103,58 @@ final class BatchForward {
                 float[][] scores = b0 == 0 ? att : new float[heads][att[0].length];
                 float[] weights = b0 == 0 ? attWeights : new float[dim];
                 for (int b = b0; b < b1; b++) {
-                    attention(qkv[b], caches[b], layer, heads, kvMul, positions[b], scores, weights, xb[b]);
+                    if (ggml) {
+                        GgmlMath.attention(
+                                qkv[b], caches[b], layer, heads, kvMul, positions[b], scores, weights, xb[b]);
+                    } else {
+                        attention(qkv[b], caches[b], layer, heads, kvMul, positions[b], scores, weights, xb[b]);
+                    }
                 }
             });
-            mm.matmulBlocks(xb2, xb, w.wo[l], dim, dim, batch);
+            mm.matmul(xb2, xb, w.attentionOutput(l), batch);
             for (int b = 0; b < batch; b++) {
                 addInPlace(x[b], xb2[b], dim);
-                rmsnorm(xb[b], 0, x[b], 0, w.rmsFfn[l], 0, dim);
+                norm(xb[b], x[b], w.ffnNorm(l));
             }
-            mm.matmulBlocks(hb, xb, w.w13[l], dim, 2 * hidden, batch);
+            mm.matmul(hb, xb, w.gateUp(l), batch);
             for (int b = 0; b < batch; b++) {
                 float[] h = hb[b];
                 for (int i = 0; i < hidden; i++) {
                     h[i] = silu(h[i]) * h[hidden + i]; // swiglu: silu(w1·x) · w3·x
                 }
             }
-            mm.matmulBlocks(xb, hb, w.w2[l], hidden, dim, batch);
+            mm.matmul(xb, hb, w.down(l), batch);
             for (int b = 0; b < batch; b++) {
                 addInPlace(x[b], xb[b], dim);
             }
+        }
+    }
+
+    /** The entry's K and V at {@code pos} into its cache: as computed, or rounded to f16 as ggml's cache holds them. */
+    private void store(KvCache cache, int layer, int pos, float[] entry) {
+        float[] block = cache.blockFor(pos);
+        int k = cache.offset(layer, 0, pos);
+        int v = cache.offset(layer, 1, pos);
+        System.arraycopy(entry, dim, block, k, kvDim);
+        System.arraycopy(entry, dim + kvDim, block, v, kvDim);
+        if (ggml) {
+            for (int i = 0; i < kvDim; i++) {
+                block[k + i] = GgmlMath.toF16(block[k + i]);
+                block[v + i] = GgmlMath.toF16(block[v + i]);
+            }
+        }
+    }
+
+    private void norm(float[] out, float[] in, float[] weight) {
+        norm(w, out, in, weight);
+    }
+
+    private static void norm(TransformerWeights w, float[] out, float[] in, float[] weight) {
+        int size = w.config().dim();
+        if (w.numerics() == Numerics.GGML) {
+            GgmlMath.rmsnorm(out, 0, in, 0, weight, size, w.rmsEpsilon());
+        } else {
+            TransformerMath.rmsnorm(out, 0, in, 0, weight, 0, size);
         }
     }
 
@@ -133,15 +173,15 @@ final class BatchForward {
     }
 
     /** Final norm and classifier of residual streams, one logits array per stream. */
-    static float[][] logits(PackedWeights w, ParallelMatmul mm, float[][] states) {
+    static float[][] logits(TransformerWeights w, ParallelMatmul mm, float[][] states) {
         int n = states.length;
-        int dim = w.config.dim();
+        int dim = w.config().dim();
         float[][] normed = new float[n][dim];
         for (int i = 0; i < n; i++) {
-            rmsnorm(normed[i], 0, states[i], 0, w.rmsFinal, 0, dim);
+            norm(w, normed[i], states[i], w.outputNorm());
         }
-        float[][] out = new float[n][w.config.vocabSize()];
-        mm.matmulBlocks(out, normed, w.classifier, dim, w.config.vocabSize(), n);
+        float[][] out = new float[n][w.config().vocabSize()];
+        mm.matmul(out, normed, w.output(), n);
         return out;
     }
 

@@ -7,21 +7,22 @@ import dev.tandem.engine.ModelConfig;
  * them (by column, see {@link TransformerMath#rowBlocks}, or by strips of rows for the vector kernel),
  * the embedding kept row-major for lookups. Immutable.
  */
-final class PackedWeights {
-    final ModelConfig config;
-    final float[] tokenEmbedding;
-    final float[][] rmsAtt;
+final class PackedWeights implements TransformerWeights {
+    private final ModelConfig config;
+    private final float[] tokenEmbedding;
+    private final float[][] rmsAtt;
     /** wq, wk and wv stacked: q, k and v are one product of rows dim + 2·kvDim (one hand-off, longer rows). */
-    final float[][][][] wqkv;
+    private final WeightMatrix[] wqkv;
 
-    final float[][][][] wo;
-    final float[][] rmsFfn;
+    private final WeightMatrix[] wo;
+    private final float[][] rmsFfn;
     /** w1 and w3 stacked, for the same reason. */
-    final float[][][][] w13;
+    private final WeightMatrix[] w13;
 
-    final float[][][][] w2;
-    final float[] rmsFinal;
-    final float[][][] classifier;
+    private final WeightMatrix[] w2;
+    private final float[] rmsFinal;
+    private final WeightMatrix classifier;
+    private final Rope rope;
 
     PackedWeights(ModelWeights w) {
         ModelConfig c = w.config();
@@ -34,10 +35,11 @@ final class PackedWeights {
         rmsAtt = copy(w.rmsAtt);
         rmsFfn = copy(w.rmsFfn);
         rmsFinal = w.rmsFinal.clone();
-        wqkv = new float[layers][][][];
-        wo = new float[layers][][][];
-        w13 = new float[layers][][][];
-        w2 = new float[layers][][][];
+        rope = Rope.runC(c.headSize());
+        wqkv = new WeightMatrix[layers];
+        wo = new WeightMatrix[layers];
+        w13 = new WeightMatrix[layers];
+        w2 = new WeightMatrix[layers];
         for (int l = 0; l < layers; l++) {
             wqkv[l] = pack(stack(w.wq[l], w.wk[l], w.wv[l]), dim + 2 * kvDim, dim);
             wo[l] = pack(w.wo[l], dim, dim);
@@ -48,7 +50,8 @@ final class PackedWeights {
     }
 
     /** Heap the weights take: every matrix and vector once (the packed layout pads nothing worth counting). */
-    long bytes() {
+    @Override
+    public long bytes() {
         long dim = config.dim();
         long kvDim = config.kvDim();
         long hidden = config.hiddenDim();
@@ -56,8 +59,78 @@ final class PackedWeights {
         return Float.BYTES * (2 * config.vocabSize() * dim + config.layers() * perLayer + dim);
     }
 
-    private static float[][][] pack(float[] w, int d, int n) {
-        return MatmulKernel.ACTIVE.pack(w, d, n);
+    private static WeightMatrix pack(float[] w, int d, int n) {
+        return new FloatBlocksMatrix(w, d, n);
+    }
+
+    @Override
+    public ModelConfig config() {
+        return config;
+    }
+
+    @Override
+    public Numerics numerics() {
+        return Numerics.RUN_C;
+    }
+
+    @Override
+    public Rope rope() {
+        return rope;
+    }
+
+    @Override
+    public float rmsEpsilon() {
+        return 1e-5f;
+    }
+
+    @Override
+    public void embed(int token, float[] out) {
+        System.arraycopy(tokenEmbedding, token * config.dim(), out, 0, config.dim());
+    }
+
+    @Override
+    public float[] attentionNorm(int layer) {
+        return rmsAtt[layer];
+    }
+
+    @Override
+    public WeightMatrix qkv(int layer) {
+        return wqkv[layer];
+    }
+
+    @Override
+    public float[] qkvBias(int layer) {
+        return null;
+    }
+
+    @Override
+    public WeightMatrix attentionOutput(int layer) {
+        return wo[layer];
+    }
+
+    @Override
+    public float[] ffnNorm(int layer) {
+        return rmsFfn[layer];
+    }
+
+    @Override
+    public WeightMatrix gateUp(int layer) {
+        return w13[layer];
+    }
+
+    @Override
+    public WeightMatrix down(int layer) {
+        return w2[layer];
+    }
+
+    @Override
+    public float[] outputNorm() {
+        return rmsFinal;
+    }
+
+    @Override
+    public WeightMatrix output() {
+        return classifier;
     }
 
     /** Row-major matrices of the same width, one under the other. */

@@ -5,7 +5,7 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
 
 /**
- * {@link TransformerMath#matmulBlocks} ({@link MatmulKernel#ACTIVE}'s implementation) split by output
+ * A {@link WeightMatrix}'s products split by output
  * rows over a few threads. Decode is bound by reading the weights, and one core cannot draw all of a
  * machine's memory bandwidth: each thread streams its own rows of every column. Every output is
  * computed by exactly the operations of the single-threaded form, so results stay bit-identical.
@@ -24,14 +24,12 @@ final class ParallelMatmul {
     private final ForkJoinPool pool;
     private final SpinningPartners partners;
     private final int threads;
-    private final MatmulKernel kernel;
 
     /** @param threads how many threads one product may use, the caller's included (1: never split) */
     ParallelMatmul(int threads) {
         this.threads = Math.max(1, threads);
         this.pool = this.threads > 1 ? SharedPool.POOL : null;
         this.partners = this.threads > 1 ? SharedPool.PARTNERS : null;
-        this.kernel = MatmulKernel.ACTIVE;
     }
 
     /** Decode threads shared by every engine of the JVM: workers of one node take turns on them. */
@@ -52,18 +50,22 @@ final class ParallelMatmul {
                 Math.min(Runtime.getRuntime().availableProcessors(), 4) - 1, "tandem-matmul-partner");
     }
 
-    void matmulBlocks(float[][] out, float[][] x, float[][][] blocks, int n, int d, int batch) {
+    /** out[b][r] = row r of {@code m} · x[b] for every row and each of the {@code batch} vectors. */
+    void matmul(float[][] out, float[][] x, WeightMatrix m, int batch) {
+        int d = m.rows();
+        int n = m.cols();
         int blockCount = (d + TransformerMath.BLOCK_ROWS - 1) / TransformerMath.BLOCK_ROWS;
         long work = (long) n * d * batch;
         if (pool == null || work < MIN_PARTNER_WORK) {
-            kernel.matmulBlocks(out, x, blocks, n, 0, d, batch);
+            m.times(x, batch).rows(out, 0, 0, d);
             return;
         }
-        if ((batch == 1 || blockCount >= 2) && byPartners(out, x, blocks, n, d, batch)) {
+        WeightMatrix.Product product = m.times(x, batch);
+        if ((batch == 1 || blockCount >= 2) && byPartners(out, product, m.rowUnit(), n, d, batch)) {
             return;
         }
         if (work < MIN_PARALLEL_WORK) {
-            kernel.matmulBlocks(out, x, blocks, n, 0, d, batch);
+            product.rows(out, 0, 0, d);
             return;
         }
         if (blockCount < 2 && batch >= 2) {
@@ -72,13 +74,13 @@ final class ParallelMatmul {
             // computes its sequences exactly as the whole batch would.
             forRanges(
                     batch,
-                    (b0, b1) -> kernel.matmulBlocks(
-                            Arrays.copyOfRange(out, b0, b1), Arrays.copyOfRange(x, b0, b1), blocks, n, 0, d, b1 - b0));
+                    (b0, b1) -> m.times(Arrays.copyOfRange(x, b0, b1), b1 - b0)
+                            .rows(Arrays.copyOfRange(out, b0, b1), 0, 0, d));
             return;
         }
         int shares = Math.min(threads, blockCount);
         if (shares < 2) {
-            kernel.matmulBlocks(out, x, blocks, n, 0, d, batch);
+            product.rows(out, 0, 0, d);
             return;
         }
         // Shares of whole blocks.
@@ -88,24 +90,20 @@ final class ParallelMatmul {
         for (int r0 = step; r0 < d; r0 += step) {
             int from = r0;
             int to = Math.min(d, r0 + step);
-            others[forked++] = pool.submit(() -> kernel.matmulBlocks(out, x, blocks, n, from, to, batch));
+            others[forked++] = pool.submit(() -> product.rows(out, 0, from, to));
         }
-        kernel.matmulBlocks(out, x, blocks, n, 0, Math.min(step, d), batch);
+        product.rows(out, 0, 0, Math.min(step, d));
         for (int i = 0; i < forked; i++) {
             others[i].join();
         }
     }
 
     /** Rows split in pieces over the caller and the spinning partners; false if they are busy or it is one piece. */
-    private boolean byPartners(float[][] out, float[][] x, float[][][] blocks, int n, int d, int batch) {
-        int unit = kernel.rowUnit();
+    private boolean byPartners(float[][] out, WeightMatrix.Product product, int unit, int n, int d, int batch) {
         long unitWork = (long) unit * n * batch;
         int rows = (int) Math.max(1, (PIECE_WORK + unitWork - 1) / unitWork) * unit;
         int pieces = (d + rows - 1) / rows;
-        return pieces >= 2
-                && partners.run(
-                        pieces,
-                        i -> kernel.matmulBlocks(out, x, blocks, n, i * rows, Math.min(d, i * rows + rows), batch));
+        return pieces >= 2 && partners.run(pieces, i -> product.rows(out, 0, i * rows, Math.min(d, i * rows + rows)));
     }
 
     /** What runs on a range {@code [from, to)} of a batch's sequences. */

@@ -6,6 +6,7 @@ import dev.tandem.engine.KvLayout;
 import dev.tandem.engine.ModelConfig;
 import dev.tandem.engine.ModelInfo;
 import dev.tandem.engine.tokenizer.ByteTokenizer;
+import dev.tandem.engine.tokenizer.ChatTemplate;
 import dev.tandem.engine.tokenizer.Llama2cTokenizer;
 import dev.tandem.engine.tokenizer.Tokenizer;
 import java.io.IOException;
@@ -37,7 +38,7 @@ public final class ReferenceEngine implements Engine {
     static final int PREFILL_CHUNK = 32;
 
     private final ModelInfo info;
-    private final PackedWeights weights;
+    private final TransformerWeights weights;
     /** Big products split over the machine's cores (decode is bound by reading weights; see ParallelMatmul). */
     private final ParallelMatmul matmul =
             new ParallelMatmul(Runtime.getRuntime().availableProcessors());
@@ -46,18 +47,40 @@ public final class ReferenceEngine implements Engine {
     private static final ParallelMatmul SERIAL = new ParallelMatmul(1);
 
     private final Tokenizer tokenizer;
+    private final ChatTemplate chatTemplate;
     private final KvLayout layout;
 
-    private ReferenceEngine(String name, ModelWeights weights, Tokenizer tokenizer, int blockSize) {
+    private ReferenceEngine(
+            ModelInfo info, TransformerWeights weights, Tokenizer tokenizer, ChatTemplate chatTemplate, int blockSize) {
         ModelConfig config = weights.config();
         if (tokenizer.vocabSize() != config.vocabSize()) {
-            throw new IllegalArgumentException("tokenizer has " + tokenizer.vocabSize() + " tokens but model " + name
-                    + " has vocab " + config.vocabSize());
+            throw new IllegalArgumentException("tokenizer has " + tokenizer.vocabSize() + " tokens but model "
+                    + info.name() + " has vocab " + config.vocabSize());
         }
-        this.weights = new PackedWeights(weights);
+        this.weights = weights;
         this.tokenizer = tokenizer;
+        this.chatTemplate = chatTemplate;
         this.layout = KvLayout.of(config, blockSize);
-        this.info = new ModelInfo(name, config, weights.fingerprint());
+        this.info = info;
+    }
+
+    private ReferenceEngine(String name, ModelWeights weights, Tokenizer tokenizer, int blockSize) {
+        // A llama2.c checkpoint with the Llama 2 vocabulary speaks Llama 2's chat format.
+        this(
+                new ModelInfo(name, weights.config(), weights.fingerprint()),
+                new PackedWeights(weights),
+                tokenizer,
+                tokenizer instanceof Llama2cTokenizer ? ChatTemplate.LLAMA2 : ChatTemplate.ROLE_TAGS,
+                blockSize);
+    }
+
+    /**
+     * An engine over weights from any source (a GGUF file's, mapped): {@code info} names the model and
+     * fingerprints them, {@code chatTemplate} is the model's own.
+     */
+    public static ReferenceEngine create(
+            ModelInfo info, TransformerWeights weights, Tokenizer tokenizer, ChatTemplate chatTemplate, int blockSize) {
+        return new ReferenceEngine(info, weights, tokenizer, chatTemplate, blockSize);
     }
 
     @Override
@@ -115,11 +138,8 @@ public final class ReferenceEngine implements Engine {
     }
 
     @Override
-    public dev.tandem.engine.tokenizer.ChatTemplate chatTemplate() {
-        // A llama2.c checkpoint with the Llama 2 vocabulary speaks Llama 2's chat format.
-        return tokenizer instanceof Llama2cTokenizer
-                ? dev.tandem.engine.tokenizer.ChatTemplate.LLAMA2
-                : dev.tandem.engine.tokenizer.ChatTemplate.ROLE_TAGS;
+    public ChatTemplate chatTemplate() {
+        return chatTemplate;
     }
 
     @Override

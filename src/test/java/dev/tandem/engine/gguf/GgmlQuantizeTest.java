@@ -3,6 +3,7 @@ package dev.tandem.engine.gguf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.engine.HalfFloats;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Random;
@@ -64,11 +65,11 @@ class GgmlQuantizeTest {
 
     @Test
     void bfloat16RoundsToNearestEven() {
-        assertEquals((short) 0x3F80, GgmlQuantize.toBfloat16(1.0f));
-        assertEquals((short) 0x3F80, GgmlQuantize.toBfloat16(Float.intBitsToFloat(0x3F808000)));
-        assertEquals((short) 0x3F82, GgmlQuantize.toBfloat16(Float.intBitsToFloat(0x3F818000)));
-        assertEquals((short) 0x3F81, GgmlQuantize.toBfloat16(Float.intBitsToFloat(0x3F808001)));
-        assertTrue(Float.isNaN(HalfFloats.bfloat16(GgmlQuantize.toBfloat16(Float.NaN))));
+        assertEquals((short) 0x3F80, HalfFloats.toBfloat16(1.0f));
+        assertEquals((short) 0x3F80, HalfFloats.toBfloat16(Float.intBitsToFloat(0x3F808000)));
+        assertEquals((short) 0x3F82, HalfFloats.toBfloat16(Float.intBitsToFloat(0x3F818000)));
+        assertEquals((short) 0x3F81, HalfFloats.toBfloat16(Float.intBitsToFloat(0x3F808001)));
+        assertTrue(Float.isNaN(HalfFloats.bfloat16(HalfFloats.toBfloat16(Float.NaN))));
     }
 
     @Test

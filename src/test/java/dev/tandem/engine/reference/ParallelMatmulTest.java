@@ -45,7 +45,7 @@ class ParallelMatmulTest {
             java.util.Arrays.fill(row, Float.NaN); // every row must be written
         }
         // in the layout of the kernel it runs (the vector kernel's differs)
-        new ParallelMatmul(threads).matmulBlocks(out, x, MatmulKernel.ACTIVE.pack(w, d, n), n, d, batch);
+        new ParallelMatmul(threads).matmul(out, x, new FloatBlocksMatrix(w, d, n), batch);
         for (int b = 0; b < batch; b++) {
             for (int i = 0; i < d; i++) {
                 assertEquals(

@@ -1,4 +1,4 @@
-package dev.tandem.engine.gguf;
+package dev.tandem.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

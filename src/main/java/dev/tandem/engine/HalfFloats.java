@@ -1,4 +1,4 @@
-package dev.tandem.engine.gguf;
+package dev.tandem.engine;
 
 /** IEEE 754 half precision and bfloat16 to float, bit-exact (Java 17 has no {@code Float.float16ToFloat}). */
 public final class HalfFloats {
@@ -54,6 +54,15 @@ public final class HalfFloats {
             half++; // may carry into the exponent, and up to infinity: both are the right answer
         }
         return (short) (sign | half);
+    }
+
+    /** ggml's {@code GGML_FP32_TO_BF16}: round to nearest even, NaN kept quiet. */
+    public static short toBfloat16(float f) {
+        int bits = Float.floatToRawIntBits(f);
+        if ((bits & 0x7FFFFFFF) > 0x7F800000) {
+            return (short) ((bits >>> 16) | 64);
+        }
+        return (short) ((bits + (0x7FFF + ((bits >>> 16) & 1))) >>> 16);
     }
 
     /** bfloat16 is a float's upper half. */

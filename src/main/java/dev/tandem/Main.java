@@ -45,7 +45,8 @@ public final class Main implements Callable<Integer> {
 
         @Option(
                 names = "--model",
-                description = "llama2.c checkpoint (legacy float32 .bin); default: the built-in model")
+                description =
+                        "a GGUF file (its tokenizer and chat template inside), or a llama2.c checkpoint (legacy float32 .bin); default: the built-in model")
         String model;
 
         @Option(names = "--tokenizer", description = "llama2.c tokenizer.bin for --model")

@@ -2,6 +2,10 @@ package dev.tandem.bench;
 
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.ModelConfig;
+import dev.tandem.engine.gguf.GgufModel;
+import dev.tandem.engine.gguf.GgufVocabularySpec;
+import dev.tandem.engine.gguf.ModelShape;
+import dev.tandem.engine.gguf.RandomGgufModel;
 import dev.tandem.engine.reference.Llama2cCheckpointWriter;
 import dev.tandem.engine.reference.ModelWeights;
 import dev.tandem.engine.reference.ReferenceEngine;
@@ -25,7 +29,7 @@ public final class EngineBenchCommand implements Callable<Integer> {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--model", description = "llama2.c checkpoint (legacy float32 .bin)")
+    @Option(names = "--model", description = "a GGUF file, or a llama2.c checkpoint (legacy float32 .bin)")
     Path model;
 
     @Option(names = "--tokenizer", description = "its tokenizer.bin (needed unless the vocabulary is 258 bytes)")
@@ -33,8 +37,29 @@ public final class EngineBenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--write-checkpoint",
-            description = "first write a checkpoint of stories15M's shape (random weights) to this file, and use it")
+            description = "first write a random checkpoint to this file, and use it: FILE.gguf of --shape and --type,"
+                    + " else llama2.c's format at stories15M's shape")
     Path writeCheckpoint;
+
+    @Option(
+            names = "--shape",
+            defaultValue = "smollm2-135m",
+            description =
+                    "the GGUF checkpoint's shape: smollm2-135m, llama-3.2-1b or qwen2.5-0.5b (default ${DEFAULT-VALUE})")
+    String shape;
+
+    @Option(
+            names = "--type",
+            defaultValue = "q8_0",
+            description =
+                    "the GGUF checkpoint's tensor type: f32, f16, bf16, q8_0, q4_0, q4_k or q6_k (default ${DEFAULT-VALUE})")
+    String type;
+
+    @Option(
+            names = "--seed",
+            defaultValue = "15",
+            description = "the random checkpoint's seed (default ${DEFAULT-VALUE})")
+    long seed;
 
     @Option(
             names = "--batches",
@@ -72,8 +97,12 @@ public final class EngineBenchCommand implements Callable<Integer> {
         }
         Path checkpoint = model;
         if (writeCheckpoint != null) {
-            Llama2cCheckpointWriter.write(writeCheckpoint, ModelWeights.random(STORIES15M, 15));
-            System.out.println("wrote a checkpoint of stories15M's shape to " + writeCheckpoint);
+            try {
+                writeCheckpoint();
+            } catch (IllegalArgumentException e) {
+                err.println("tandem bench engine: " + e.getMessage());
+                return 2;
+            }
             checkpoint = checkpoint == null ? writeCheckpoint : checkpoint;
         }
         if (!Files.isRegularFile(checkpoint) || (tokenizer != null && !Files.isRegularFile(tokenizer))) {
@@ -83,7 +112,9 @@ public final class EngineBenchCommand implements Callable<Integer> {
         }
         Engine engine;
         try {
-            engine = ReferenceEngine.load(checkpoint, tokenizer, 16);
+            engine = GgufModel.isGguf(checkpoint)
+                    ? GgufModel.load(checkpoint, 16)
+                    : ReferenceEngine.load(checkpoint, tokenizer, 16);
         } catch (IllegalArgumentException | IOException e) {
             err.println("tandem bench engine: " + e.getMessage());
             return 2;
@@ -98,5 +129,26 @@ public final class EngineBenchCommand implements Callable<Integer> {
             System.out.println("wrote " + out.resolve("summary.json"));
         }
         return 0;
+    }
+
+    /** A random GGUF model (its vocabulary from --tokenizer, else bytes only), or a llama2.c checkpoint. */
+    private void writeCheckpoint() throws IOException {
+        if (!GgufModel.isGguf(writeCheckpoint)) {
+            Llama2cCheckpointWriter.write(writeCheckpoint, ModelWeights.random(STORIES15M, 15));
+            System.out.println("wrote a checkpoint of stories15M's shape to " + writeCheckpoint);
+            return;
+        }
+        ModelShape s = ModelShape.named(shape);
+        GgufVocabularySpec vocabulary =
+                tokenizer != null ? GgufVocabularySpec.fromLlama2c(tokenizer, null) : GgufVocabularySpec.bytesOnly();
+        long started = System.nanoTime();
+        new RandomGgufModel(s, RandomGgufModel.parseType(type), vocabulary, seed).write(writeCheckpoint);
+        System.out.printf(
+                "wrote a random %s %s model to %s (%d MB, %.1f s)%n",
+                s.name(),
+                type,
+                writeCheckpoint,
+                Files.size(writeCheckpoint) >> 20,
+                (System.nanoTime() - started) / 1e9);
     }
 }

@@ -5,6 +5,8 @@ import dev.tandem.config.ModelSettings;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.OwnChatTemplateEngine;
 import dev.tandem.engine.PacedEngine;
+import dev.tandem.engine.gguf.GgufFormatException;
+import dev.tandem.engine.gguf.GgufModel;
 import dev.tandem.engine.reference.ReferenceEngine;
 import dev.tandem.engine.sim.SimEngine;
 import dev.tandem.engine.sim.SimProfiles;
@@ -48,10 +50,15 @@ public final class Engines {
         }
         Path tokenizer = model.tokenizer().isBlank() ? null : Path.of(model.tokenizer());
         try {
+            if (GgufModel.isGguf(Path.of(model.path()))) {
+                return GgufModel.load(Path.of(model.path()), kvBlockSize); // its tokenizer and template inside
+            }
             Engine engine = ReferenceEngine.load(Path.of(model.path()), tokenizer, kvBlockSize);
             // A tokenizer inside a Hugging Face model directory brings the model's own chat template.
             ChatTemplate template = ChatTemplateLoader.besideTokenizer(model.tokenizer(), engine.chatTemplate());
             return template == engine.chatTemplate() ? engine : new OwnChatTemplateEngine(engine, template);
+        } catch (GgufFormatException e) {
+            throw new ConfigException("model.path " + model.path() + ": " + e.getMessage());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot load model " + model.path() + ": " + e.getMessage(), e);
         }

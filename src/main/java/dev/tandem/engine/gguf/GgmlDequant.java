@@ -30,6 +30,7 @@ public final class GgmlDequant {
                 case BF16 -> out[o] = HalfFloats.bfloat16(data.getShort(at));
                 case Q8_0 -> q8_0(data, at, out, o);
                 case Q4_0 -> q4_0(data, at, out, o);
+                case Q5_0 -> q5_0(data, at, out, o);
                 case Q4_K -> q4_K(data, at, out, o);
                 case Q6_K -> q6_K(data, at, out, o);
                 default -> throw new GgufFormatException("tensors of type " + type + " are not supported");
@@ -52,6 +53,19 @@ public final class GgmlDequant {
             int q = x.get(at + 2 + j) & 0xFF;
             y[o + j] = ((q & 0x0F) - 8) * d;
             y[o + j + 16] = ((q >>> 4) - 8) * d;
+        }
+    }
+
+    /** {@code d} (half), 32 high bits, 16 bytes of low nibbles: each 5-bit value minus 16, times d. */
+    static void q5_0(ByteBuffer x, int at, float[] y, int o) {
+        float d = HalfFloats.half(x.getShort(at));
+        int qh = x.getInt(at + 2);
+        for (int j = 0; j < 16; j++) {
+            int q = x.get(at + 6 + j) & 0xFF;
+            int h0 = ((qh >>> j) << 4) & 0x10;
+            int h1 = (qh >>> (j + 12)) & 0x10;
+            y[o + j] = (((q & 0x0F) | h0) - 16) * d;
+            y[o + j + 16] = (((q >>> 4) | h1) - 16) * d;
         }
     }
 

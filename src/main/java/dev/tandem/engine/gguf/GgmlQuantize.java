@@ -7,7 +7,7 @@ import java.nio.ByteOrder;
 /**
  * Floats to a tensor's bytes as llama.cpp's reference quantizers write them ({@code
  * quantize_row_q8_0_ref}, {@code quantize_row_q4_0_ref} in ggml-quants.c; F16 and BF16 rounded to
- * nearest even), for the models tests and benchmarks write. The K-quants are not written here yet.
+ * nearest even), for the models tests and benchmarks write; Q5_0 and the K-quants in {@link GgmlBlockQuantize}.
  */
 public final class GgmlQuantize {
     private GgmlQuantize() {}
@@ -42,9 +42,23 @@ public final class GgmlQuantize {
                     q4_0(values, b, out);
                 }
             }
+            case Q5_0 -> blocks(values, 32, out, GgmlBlockQuantize::q5_0);
+            case Q4_K -> blocks(values, 256, out, GgmlBlockQuantize::q4K);
+            case Q6_K -> blocks(values, 256, out, GgmlBlockQuantize::q6K);
             default -> throw new IllegalArgumentException("writing " + type + " is not supported");
         }
         return out.array();
+    }
+
+    /** How one block is written. */
+    private interface BlockWriter {
+        void write(float[] x, int at, ByteBuffer out);
+    }
+
+    private static void blocks(float[] values, int per, ByteBuffer out, BlockWriter writer) {
+        for (int b = 0; b < values.length; b += per) {
+            writer.write(values, b, out);
+        }
     }
 
     private static void q8_0(float[] x, int at, ByteBuffer out) {

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Writes a GGUF version 3 file (little-endian): metadata in the order given, tensor entries, then each
@@ -20,7 +21,8 @@ import java.util.Map;
  * already in the tensor's type.
  */
 public final class GgufWriter {
-    private record Tensor(String name, long[] dims, GgmlType type, byte[] data) {}
+    /** A tensor whose bytes are made when the file is written (one tensor on the heap at a time). */
+    private record Tensor(String name, long[] dims, GgmlType type, long size, Supplier<byte[]> data) {}
 
     private final Map<String, GgufValue> metadata = new LinkedHashMap<>();
     private final List<Tensor> tensors = new ArrayList<>();
@@ -32,15 +34,16 @@ public final class GgufWriter {
 
     /** A tensor of {@code dims} (ggml order, row length first) whose bytes are {@code data}, in {@code type}. */
     public GgufWriter tensor(String name, long[] dims, GgmlType type, byte[] data) {
+        return tensor(name, dims, type, () -> data);
+    }
+
+    /** A tensor whose bytes {@code data} supplies when the file is written (it must give them all). */
+    public GgufWriter tensor(String name, long[] dims, GgmlType type, Supplier<byte[]> data) {
         long elements = 1;
         for (long d : dims) {
             elements *= d;
         }
-        if (type.bytes(elements) != data.length) {
-            throw new IllegalArgumentException(name + ": " + elements + " " + type + " elements take "
-                    + type.bytes(elements) + " bytes, not " + data.length);
-        }
-        tensors.add(new Tensor(name, dims.clone(), type, data));
+        tensors.add(new Tensor(name, dims.clone(), type, type.bytes(elements), data));
         return this;
     }
 
@@ -68,11 +71,17 @@ public final class GgufWriter {
                 }
                 sink.int32(t.type().id());
                 sink.int64(offset);
-                offset = GgufFile.align(offset + t.data().length, alignment);
+                offset = GgufFile.align(offset + t.size(), alignment);
             }
             sink.pad(alignment);
             for (Tensor t : tensors) {
-                sink.bytes(t.data());
+                byte[] data = t.data().get();
+                if (data.length != t.size()) {
+                    throw new IllegalArgumentException(
+                            t.name() + ": " + t.type() + " " + java.util.Arrays.toString(t.dims()) + " takes "
+                                    + t.size() + " bytes, not " + data.length);
+                }
+                sink.bytes(data);
                 sink.pad(alignment);
             }
         }

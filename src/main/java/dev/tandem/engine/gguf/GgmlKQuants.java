@@ -14,7 +14,7 @@ final class GgmlKQuants {
      * Q4_K blocks of {@code row}: d and dmin per block, a 6-bit scale and min per 32 elements, each
      * element's nibble (0..15); the value is d·scale·q − dmin·min.
      */
-    static void unpackQ4K(byte[] row, float[] d, float[] dmin, int[] scale, int[] min, byte[] q) {
+    static void unpackQ4K(byte[] row, float[] d, float[] dmin, int[] scale, int[] min, int[] q) {
         int bb = GgmlType.Q4_K.blockBytes();
         for (int k = 0; k < d.length; k++) {
             int at = k * bb;
@@ -29,8 +29,8 @@ final class GgmlKQuants {
             for (int c = 0; c < 4; c++) {
                 for (int l = 0; l < 32; l++) {
                     int v = row[qs + 32 * c + l] & 0xFF;
-                    q[k * 256 + 64 * c + l] = (byte) (v & 0x0F);
-                    q[k * 256 + 64 * c + 32 + l] = (byte) (v >>> 4);
+                    q[k * 256 + 64 * c + l] = v & 0x0F;
+                    q[k * 256 + 64 * c + 32 + l] = v >>> 4;
                 }
             }
         }
@@ -53,7 +53,7 @@ final class GgmlKQuants {
     }
 
     /** Q6_K blocks of {@code row}: d per block, a signed 8-bit scale per 16 elements, each element −32..31. */
-    static void unpackQ6K(byte[] row, float[] d, int[] scale, byte[] q) {
+    static void unpackQ6K(byte[] row, float[] d, int[] scale, int[] q) {
         int bb = GgmlType.Q6_K.blockBytes();
         for (int k = 0; k < d.length; k++) {
             int at = k * bb;
@@ -69,10 +69,10 @@ final class GgmlKQuants {
                     int low0 = row[ql + l] & 0xFF;
                     int low32 = row[ql + l + 32] & 0xFF;
                     int high = row[qh + l] & 0xFF;
-                    q[o + l] = (byte) (((low0 & 0x0F) | ((high & 3) << 4)) - 32);
-                    q[o + l + 32] = (byte) (((low32 & 0x0F) | (((high >>> 2) & 3) << 4)) - 32);
-                    q[o + l + 64] = (byte) (((low0 >>> 4) | (((high >>> 4) & 3) << 4)) - 32);
-                    q[o + l + 96] = (byte) (((low32 >>> 4) | (((high >>> 6) & 3) << 4)) - 32);
+                    q[o + l] = ((low0 & 0x0F) | ((high & 3) << 4)) - 32;
+                    q[o + l + 32] = ((low32 & 0x0F) | (((high >>> 2) & 3) << 4)) - 32;
+                    q[o + l + 64] = ((low0 >>> 4) | (((high >>> 4) & 3) << 4)) - 32;
+                    q[o + l + 96] = ((low32 >>> 4) | (((high >>> 6) & 3) << 4)) - 32;
                 }
             }
         }

@@ -22,6 +22,9 @@ public final class GgmlMatrix implements WeightMatrix {
         if (cols % type.blockElements() != 0) {
             throw new GgufFormatException(type + " rows of " + cols + " do not fill blocks of " + type.blockElements());
         }
+        if (type.blockElements() == 1 && cols % GgmlDotKernel.LANES != 0) {
+            throw new GgufFormatException(type + " rows of " + cols + " are not a multiple of " + GgmlDotKernel.LANES);
+        }
         long bytes = type.bytes((long) rows * cols);
         if (data.capacity() < bytes) {
             throw new GgufFormatException("a " + rows + " x " + cols + " " + type + " matrix needs " + bytes

@@ -15,7 +15,7 @@ final class GgmlRowDot {
     /** F32, F16, BF16: the row as floats. */
     private final float[] values;
     /** Quantized types: each element's integer value (Q4_0: −8..7, Q5_0: −16..15, Q4_K: 0..15, Q6_K: −32..31, Q8_0). */
-    private final byte[] q;
+    private final int[] q;
     /** Each block's {@code d} (and Q4_K's {@code dmin}). */
     private final float[] d;
 
@@ -31,7 +31,7 @@ final class GgmlRowDot {
         int blocks = cols / type.blockElements();
         boolean floats = type == GgmlType.F32 || type == GgmlType.F16 || type == GgmlType.BF16;
         values = floats ? new float[cols] : null;
-        q = floats ? null : new byte[cols];
+        q = floats ? null : new int[cols];
         d = new float[blocks];
         dmin = new float[blocks];
         scale = new int[cols / 16];
@@ -60,7 +60,9 @@ final class GgmlRowDot {
             case Q8_0 -> {
                 for (int k = 0; k < d.length; k++) {
                     d[k] = HalfFloats.half(int16(row, k * bb));
-                    System.arraycopy(row, k * bb + 2, q, k * 32, 32);
+                    for (int j = 0; j < 32; j++) {
+                        q[k * 32 + j] = row[k * bb + 2 + j];
+                    }
                 }
             }
             case Q4_0 -> {
@@ -68,8 +70,8 @@ final class GgmlRowDot {
                     d[k] = HalfFloats.half(int16(row, k * bb));
                     for (int j = 0; j < 16; j++) {
                         int v = row[k * bb + 2 + j] & 0xFF;
-                        q[k * 32 + j] = (byte) ((v & 0x0F) - 8);
-                        q[k * 32 + j + 16] = (byte) ((v >>> 4) - 8);
+                        q[k * 32 + j] = (v & 0x0F) - 8;
+                        q[k * 32 + j + 16] = (v >>> 4) - 8;
                     }
                 }
             }
@@ -79,8 +81,8 @@ final class GgmlRowDot {
                     int qh = int32(row, k * bb + 2);
                     for (int j = 0; j < 16; j++) {
                         int v = row[k * bb + 6 + j] & 0xFF;
-                        q[k * 32 + j] = (byte) (((v & 0x0F) | (((qh >>> j) << 4) & 0x10)) - 16);
-                        q[k * 32 + j + 16] = (byte) (((v >>> 4) | ((qh >>> (j + 12)) & 0x10)) - 16);
+                        q[k * 32 + j] = ((v & 0x0F) | (((qh >>> j) << 4) & 0x10)) - 16;
+                        q[k * 32 + j + 16] = ((v >>> 4) | ((qh >>> (j + 12)) & 0x10)) - 16;
                     }
                 }
             }
@@ -92,72 +94,14 @@ final class GgmlRowDot {
 
     /** The loaded row · activation vector {@code b}. */
     float dot(GgmlActivations a, int b) {
+        GgmlDotKernel k = GgmlDotKernel.ACTIVE;
         return switch (type) {
-            case F32, F16, BF16 -> floats(a.values[b]);
-            case Q8_0, Q4_0, Q5_0 -> q8(a.qs[b], a.scales[b]);
-            case Q4_K -> q4K(a.qs[b], a.scales[b], a.sums16[b]);
-            case Q6_K -> q6K(a.qs[b], a.scales[b]);
+            case F32, F16, BF16 -> k.floats(values, a.values[b], cols);
+            case Q8_0, Q4_0, Q5_0 -> k.blocks32(q, d, a.qs[b], a.scales[b], d.length);
+            case Q4_K -> k.q4K(q, d, dmin, scale, min, a.qs[b], a.scales[b], a.sums16[b], d.length);
+            case Q6_K -> k.q6K(q, d, scale, a.qs[b], a.scales[b], d.length);
             default -> throw new IllegalStateException(type.toString());
         };
-    }
-
-    private float floats(float[] x) {
-        float sum = 0;
-        for (int j = 0; j < cols; j++) {
-            sum += values[j] * x[j];
-        }
-        return sum;
-    }
-
-    private float q8(byte[] y, float[] yd) {
-        float sum = 0;
-        for (int k = 0; k < d.length; k++) {
-            int isum = 0;
-            int o = k * 32;
-            for (int j = 0; j < 32; j++) {
-                isum += q[o + j] * y[o + j];
-            }
-            sum += isum * (d[k] * yd[k]);
-        }
-        return sum;
-    }
-
-    private float q4K(byte[] y, float[] yd, int[] ysums) {
-        float sum = 0;
-        for (int k = 0; k < d.length; k++) {
-            int isum = 0;
-            int imin = 0;
-            for (int s = 0; s < 8; s++) {
-                int o = k * 256 + s * 32;
-                int dot = 0;
-                for (int j = 0; j < 32; j++) {
-                    dot += q[o + j] * y[o + j];
-                }
-                int g = k * 8 + s;
-                isum += scale[g] * dot;
-                imin += min[g] * (ysums[2 * g] + ysums[2 * g + 1]);
-            }
-            sum += d[k] * yd[k] * isum;
-            sum -= dmin[k] * yd[k] * imin;
-        }
-        return sum;
-    }
-
-    private float q6K(byte[] y, float[] yd) {
-        float sum = 0;
-        for (int k = 0; k < d.length; k++) {
-            int isum = 0;
-            for (int g = 0; g < 16; g++) {
-                int o = k * 256 + g * 16;
-                int dot = 0;
-                for (int j = 0; j < 16; j++) {
-                    dot += q[o + j] * y[o + j];
-                }
-                isum += scale[k * 16 + g] * dot;
-            }
-            sum += d[k] * yd[k] * isum;
-        }
-        return sum;
     }
 
     static short int16(byte[] b, int at) {

@@ -1,5 +1,7 @@
 package dev.tandem.engine.gguf;
 
+import dev.tandem.engine.tokenizer.BpePreTokenizer;
+import dev.tandem.engine.tokenizer.GgufBpeTokenizer;
 import dev.tandem.engine.tokenizer.SpmTokenizer;
 import dev.tandem.engine.tokenizer.TokenVocabulary;
 import dev.tandem.engine.tokenizer.TokenVocabulary.TokenType;
@@ -17,9 +19,22 @@ public final class GgufTokenizers {
                         vocabulary(m, true),
                         m.floats("tokenizer.ggml.scores"),
                         m.bool("tokenizer.ggml.add_space_prefix", true));
+            case "gpt2" -> {
+                BpePreTokenizer pre = preTokenizer(m.string("tokenizer.ggml.pre", "default"));
+                // llama.cpp adds BOS by default for Llama 3's pre-tokenizer only; the file's key overrides.
+                yield new GgufBpeTokenizer(vocabulary(m, pre.ignoreMerges()), m.strings("tokenizer.ggml.merges"), pre);
+            }
             default ->
                 throw new GgufFormatException("tokenizer.ggml.model '" + model + "' is not supported (llama, gpt2)");
         };
+    }
+
+    private static BpePreTokenizer preTokenizer(String name) {
+        try {
+            return BpePreTokenizer.named(name);
+        } catch (IllegalArgumentException e) {
+            throw new GgufFormatException("tokenizer.ggml.pre: " + e.getMessage(), e);
+        }
     }
 
     /** The tokens, their types and special ids; {@code addBosDefault} where the file does not say. */

@@ -6,7 +6,7 @@ package dev.tandem.engine.tokenizer;
  * Qwen2) spells any byte string, partial UTF-8 included, as text. Printable Latin-1 bytes stand for
  * themselves; the others for U+0100 upwards, in byte order.
  */
-final class ByteLevelAlphabet {
+public final class ByteLevelAlphabet {
     private static final char[] BYTE_TO_CHAR = new char[256];
     private static final int[] CHAR_TO_BYTE = new int[0x100 + 256];
 
@@ -24,7 +24,7 @@ final class ByteLevelAlphabet {
     private ByteLevelAlphabet() {}
 
     /** The bytes a token string spells, or null when a character is outside the alphabet. */
-    static byte[] bytes(String token) {
+    public static byte[] bytes(String token) {
         byte[] out = new byte[token.length()];
         for (int i = 0; i < out.length; i++) {
             char c = token.charAt(i);
@@ -38,7 +38,7 @@ final class ByteLevelAlphabet {
     }
 
     /** The token string spelling {@code bytes[from, to)}. */
-    static String spell(byte[] bytes, int from, int to) {
+    public static String spell(byte[] bytes, int from, int to) {
         char[] out = new char[to - from];
         for (int i = from; i < to; i++) {
             out[i - from] = BYTE_TO_CHAR[bytes[i] & 0xFF];

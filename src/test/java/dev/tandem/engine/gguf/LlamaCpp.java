@@ -13,13 +13,13 @@ import java.util.concurrent.TimeUnit;
  * answers one JSON request about a GGUF file. Needs the Node suite's packages ({@code .ci/run}
  * installs them); a missing install fails the test with the command that fixes it.
  */
-final class LlamaCpp {
+public final class LlamaCpp {
     static final Path NODE_DIR = Path.of("src/test/node").toAbsolutePath();
     private static final long TIMEOUT_SECONDS = 300;
 
     private LlamaCpp() {}
 
-    static JsonObject ask(JsonObject request) throws IOException, InterruptedException {
+    public static JsonObject ask(JsonObject request) throws IOException, InterruptedException {
         if (!Files.isDirectory(NODE_DIR.resolve("node_modules/@node-llama-cpp/linux-x64"))) {
             throw new IllegalStateException("llama.cpp is not installed for the tests: run (cd src/test/node && "
                     + "NODE_LLAMA_CPP_SKIP_DOWNLOAD=true npm install --omit=optional)");
@@ -42,7 +42,7 @@ final class LlamaCpp {
         }
     }
 
-    static int[] ints(JsonArray a) {
+    public static int[] ints(JsonArray a) {
         int[] out = new int[a.size()];
         for (int i = 0; i < out.length; i++) {
             out[i] = a.getInteger(i);
@@ -50,7 +50,7 @@ final class LlamaCpp {
         return out;
     }
 
-    static JsonArray array(int[] values) {
+    public static JsonArray array(int[] values) {
         JsonArray a = new JsonArray();
         for (int v : values) {
             a.add(v);

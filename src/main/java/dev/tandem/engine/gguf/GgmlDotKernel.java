@@ -1,0 +1,51 @@
+package dev.tandem.engine.gguf;
+
+/**
+ * The dot products of a weight row with an activation vector, in ggml's structure: integer sums inside a
+ * block, scaled by the block's float scales into eight lanes (lane k takes the elements j with j mod 8 =
+ * k), the lanes added in order at the end. Every implementation gives exactly these bits: the integer
+ * sums are exact, each lane adds with one fused multiply-add per block, so the Vector API kernel and the
+ * plain loops agree — a GGUF model's tokens do not depend on the JVM's flags. {@link #ACTIVE} is the
+ * Vector API kernel when the JVM runs with {@code --add-modules jdk.incubator.vector}, else the plain one;
+ * {@code -Dtandem.matmul=scalar} forces the plain one.
+ */
+interface GgmlDotKernel {
+    int LANES = 8;
+
+    /** Blocks of 32 (Q8_0, Q4_0, Q5_0 against Q8_0 activations): Σ_b (Σ q·y) · (d[b] · yd[b]). */
+    float blocks32(int[] q, float[] d, int[] y, float[] yd, int blocks);
+
+    /** Q4_K against Q8_K: Σ_b d[b]·yd[b]·Σ_s scale·(Σ q·y) − Σ_b dmin[b]·yd[b]·Σ_s min·(sums of y). */
+    float q4K(int[] q, float[] d, float[] dmin, int[] scale, int[] min, int[] y, float[] yd, int[] ysums, int blocks);
+
+    /** Q6_K against Q8_K: Σ_b d[b]·yd[b]·Σ_g scale·(Σ q·y), groups of 16. */
+    float q6K(int[] q, float[] d, int[] scale, int[] y, float[] yd, int blocks);
+
+    /** Float rows (F32, F16 and BF16 values against their activations): Σ w·x, n a multiple of 8. */
+    float floats(float[] w, float[] x, int n);
+
+    String describe();
+
+    GgmlDotKernel ACTIVE = select(System.getProperty("tandem.matmul", "auto"));
+
+    static GgmlDotKernel select(String wanted) {
+        if ("scalar".equals(wanted)
+                || ModuleLayer.boot().findModule("jdk.incubator.vector").isEmpty()) {
+            return GgmlScalarDot.INSTANCE;
+        }
+        try {
+            return GgmlVectorDot.create();
+        } catch (LinkageError e) {
+            return GgmlScalarDot.INSTANCE;
+        }
+    }
+
+    /** The lanes added in order: ((l0 + l1) + l2) + … */
+    static float sumLanes(float[] lanes) {
+        float s = 0;
+        for (float l : lanes) {
+            s += l;
+        }
+        return s;
+    }
+}

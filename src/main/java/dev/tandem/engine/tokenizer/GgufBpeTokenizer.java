@@ -1,0 +1,148 @@
+package dev.tandem.engine.tokenizer;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A byte-level BPE vocabulary as llama.cpp tokenizes it ({@code tokenizer.ggml.model = gpt2}): the text
+ * is cut at special tokens, each raw piece is split into words by the pre-tokenizer the file names
+ * ({@code tokenizer.ggml.pre}), each word's bytes are spelled in GPT-2's byte alphabet and merged by
+ * rank (the lowest first, the leftmost on ties). With Llama 3's pre-tokenizer a word that is itself a
+ * token is taken whole ({@code ignore_merges}).
+ */
+public final class GgufBpeTokenizer implements Tokenizer {
+    private final TokenVocabulary vocab;
+    private final BpePreTokenizer pre;
+    private final BpeMerges merges;
+    private final int[] byteTokens = new int[256];
+    private final byte[][] pieces;
+
+    /** {@code merges}: "left right" in rank order (GGUF's {@code tokenizer.ggml.merges}). */
+    public GgufBpeTokenizer(TokenVocabulary vocab, String[] merges, BpePreTokenizer pre) {
+        this.vocab = vocab;
+        this.pre = pre;
+        int[] left = new int[merges.length];
+        int[] right = new int[merges.length];
+        int[] merged = new int[merges.length];
+        int n = 0;
+        for (String m : merges) {
+            int space = m.indexOf(' ', 1);
+            if (space < 0) {
+                throw new IllegalArgumentException("a BPE merge is two tokens and a space: '" + m + "'");
+            }
+            int a = vocab.id(m.substring(0, space));
+            int b = vocab.id(m.substring(space + 1));
+            int ab = vocab.id(m.substring(0, space) + m.substring(space + 1));
+            if (a >= 0 && b >= 0 && ab >= 0) { // a merge into no token can never give one: skip it
+                left[n] = a;
+                right[n] = b;
+                merged[n++] = ab;
+            }
+        }
+        this.merges = new BpeMerges(
+                java.util.Arrays.copyOf(left, n),
+                java.util.Arrays.copyOf(right, n),
+                java.util.Arrays.copyOf(merged, n));
+        for (int b = 0; b < 256; b++) {
+            byteTokens[b] = vocab.id(ByteLevelAlphabet.spell(new byte[] {(byte) b}, 0, 1));
+        }
+        this.pieces = new byte[vocab.size()][];
+        for (int i = 0; i < vocab.size(); i++) {
+            pieces[i] = piece(vocab, i);
+        }
+    }
+
+    /** What llama.cpp's {@code token_to_piece} gives without specials: byte-level text decoded, user-defined as is. */
+    private static byte[] piece(TokenVocabulary vocab, int id) {
+        String text = vocab.text(id);
+        return switch (vocab.type(id)) {
+            case NORMAL -> {
+                byte[] b = ByteLevelAlphabet.bytes(text);
+                yield b != null ? b : text.getBytes(StandardCharsets.UTF_8);
+            }
+            case USER_DEFINED -> text.getBytes(StandardCharsets.UTF_8);
+            default -> new byte[0];
+        };
+    }
+
+    @Override
+    public int[] encode(String text, boolean addBos) {
+        List<Integer> out = new ArrayList<>();
+        if (addBos && vocab.addBos() && vocab.bos() >= 0) {
+            out.add(vocab.bos());
+        }
+        for (TokenVocabulary.Fragment f : vocab.splitSpecial(text)) {
+            if (f.token() >= 0) {
+                out.add(f.token());
+                continue;
+            }
+            for (String word : pre.split(f.text())) {
+                encodeWord(word.getBytes(StandardCharsets.UTF_8), out);
+            }
+        }
+        return out.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private void encodeWord(byte[] bytes, List<Integer> out) {
+        if (pre.ignoreMerges()) {
+            int whole = vocab.id(ByteLevelAlphabet.spell(bytes, 0, bytes.length));
+            if (whole >= 0) {
+                out.add(whole);
+                return;
+            }
+        }
+        int[] symbols = new int[bytes.length];
+        int n = 0;
+        for (byte b : bytes) {
+            int id = byteTokens[b & 0xFF];
+            if (id < 0) {
+                throw new IllegalStateException("the vocabulary has no token for the byte " + (b & 0xFF));
+            }
+            symbols[n++] = id;
+        }
+        n = merges.merge(symbols, n);
+        for (int i = 0; i < n; i++) {
+            out.add(symbols[i]);
+        }
+    }
+
+    @Override
+    public byte[] decode(int previousToken, int token) {
+        return pieces[vocab.check(token)].clone();
+    }
+
+    @Override
+    public int vocabSize() {
+        return vocab.size();
+    }
+
+    @Override
+    public int bos() {
+        return vocab.bos();
+    }
+
+    @Override
+    public int eos() {
+        return vocab.eos();
+    }
+
+    @Override
+    public int maxTokenBytes() {
+        int max = 1;
+        for (byte[] p : pieces) {
+            max = Math.max(max, p.length);
+        }
+        return max;
+    }
+
+    @Override
+    public boolean isEndOfSequence(int token) {
+        return vocab.endOfGeneration().contains(token);
+    }
+
+    @Override
+    public long footprintBytes() {
+        return vocab.footprintBytes() + merges.footprintBytes();
+    }
+}

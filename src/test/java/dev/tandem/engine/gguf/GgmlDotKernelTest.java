@@ -1,0 +1,91 @@
+package dev.tandem.engine.gguf;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+
+import java.util.SplittableRandom;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The Vector API kernel gives the plain kernel's bits (the surefire JVM has the module), and both give
+ * the products' value: integer sums exact, the float scaling within a few ulps of a double sum.
+ */
+class GgmlDotKernelTest {
+    private static final GgmlDotKernel SCALAR = GgmlScalarDot.INSTANCE;
+    private static final GgmlDotKernel VECTOR = GgmlDotKernel.select("auto");
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5})
+    void vectorAndScalarAgreeBitForBitAndWithTheSum(long seed) {
+        assertNotSame(SCALAR, VECTOR, "the test JVM runs with jdk.incubator.vector");
+        SplittableRandom r = new SplittableRandom(seed);
+        int blocks = 3;
+        int n = blocks * 256;
+        int[] q = new int[n];
+        int[] y = new int[n];
+        float[] w = new float[n];
+        float[] x = new float[n];
+        for (int i = 0; i < n; i++) {
+            q[i] = r.nextInt(-32, 32);
+            y[i] = r.nextInt(-127, 128);
+            w[i] = (float) r.nextGaussian();
+            x[i] = (float) r.nextGaussian();
+        }
+        float[] d = new float[n / 32];
+        float[] dmin = new float[n / 32];
+        float[] yd = new float[n / 32];
+        int[] scale = new int[n / 16];
+        int[] min = new int[n / 16];
+        int[] ysums = new int[n / 16];
+        for (int i = 0; i < d.length; i++) {
+            d[i] = (float) r.nextDouble(1e-3, 1e-2);
+            dmin[i] = (float) r.nextDouble(1e-3, 1e-2);
+            yd[i] = (float) r.nextDouble(1e-3, 1e-2);
+        }
+        for (int i = 0; i < scale.length; i++) {
+            scale[i] = r.nextInt(0, 64);
+            min[i] = r.nextInt(0, 64);
+            for (int j = 0; j < 16; j++) {
+                ysums[i] += y[i * 16 + j];
+            }
+        }
+        float b32 = SCALAR.blocks32(q, d, y, yd, n / 32);
+        assertEquals(bits(b32), bits(VECTOR.blocks32(q, d, y, yd, n / 32)));
+        double expected = 0;
+        for (int i = 0; i < n; i++) {
+            expected += (double) q[i] * y[i] * d[i / 32] * yd[i / 32];
+        }
+        assertEquals(expected, b32, 1e-4 * Math.max(1, Math.abs(expected)));
+
+        float k4 = SCALAR.q4K(q, d, dmin, scale, min, y, yd, ysums, blocks);
+        assertEquals(bits(k4), bits(VECTOR.q4K(q, d, dmin, scale, min, y, yd, ysums, blocks)));
+        double e4 = 0;
+        for (int i = 0; i < n; i++) {
+            int b = i / 256;
+            int s = i / 32;
+            e4 += (double) d[b] * yd[b] * scale[s] * q[i] * y[i] - (double) dmin[b] * yd[b] * min[s] * y[i];
+        }
+        assertEquals(e4, k4, 1e-4 * Math.max(1, Math.abs(e4)));
+
+        float k6 = SCALAR.q6K(q, d, scale, y, yd, blocks);
+        assertEquals(bits(k6), bits(VECTOR.q6K(q, d, scale, y, yd, blocks)));
+        double e6 = 0;
+        for (int i = 0; i < n; i++) {
+            e6 += (double) d[i / 256] * yd[i / 256] * scale[i / 16] * q[i] * y[i];
+        }
+        assertEquals(e6, k6, 1e-4 * Math.max(1, Math.abs(e6)));
+
+        float f = SCALAR.floats(w, x, n);
+        assertEquals(bits(f), bits(VECTOR.floats(w, x, n)));
+        double ef = 0;
+        for (int i = 0; i < n; i++) {
+            ef += (double) w[i] * x[i];
+        }
+        assertEquals(ef, f, 1e-4 * Math.max(1, Math.abs(ef)));
+    }
+
+    private static int bits(float f) {
+        return Float.floatToRawIntBits(f);
+    }
+}

@@ -23,13 +23,13 @@ final class GgmlActivations {
     /** F32, F16 and BF16: the (rounded) values, one array per vector. */
     final float[][] values;
     /** Q8_0 and Q8_K: the 8-bit values. */
-    final int[][] qs;
+    final float[][] qs; // integer values, as floats: every product and block sum stays exact
     /** Q8_0 and Q8_K: each block's scale (Q8_0's already rounded through f16). */
     final float[][] scales;
     /** Q8_K: the sum of each 16 values. */
     final int[][] sums16;
 
-    private GgmlActivations(Form form, float[][] values, int[][] qs, float[][] scales, int[][] sums16) {
+    private GgmlActivations(Form form, float[][] values, float[][] qs, float[][] scales, int[][] sums16) {
         this.form = form;
         this.values = values;
         this.qs = qs;
@@ -73,7 +73,7 @@ final class GgmlActivations {
      * nearest even (the AVX rounding mode), not through the f16 scale.
      */
     private static GgmlActivations q8_0(float[][] x, int batch, int cols) {
-        int[][] qs = new int[batch][cols];
+        float[][] qs = new float[batch][cols];
         float[][] d = new float[batch][cols / 32];
         for (int b = 0; b < batch; b++) {
             for (int k = 0; k < cols / 32; k++) {
@@ -85,7 +85,7 @@ final class GgmlActivations {
                 d[b][k] = HalfFloats.half(HalfFloats.toHalf(scale));
                 float id = amax != 0.0f ? 127.0f / amax : 0.0f;
                 for (int j = 0; j < 32; j++) {
-                    qs[b][k * 32 + j] = (int) Math.rint(x[b][k * 32 + j] * id);
+                    qs[b][k * 32 + j] = (float) Math.rint(x[b][k * 32 + j] * id);
                 }
             }
         }
@@ -97,7 +97,7 @@ final class GgmlActivations {
      * values rounded to nearest even and capped at 127, d = 1 / iscale, and the sum of every 16.
      */
     private static GgmlActivations q8_K(float[][] x, int batch, int cols) {
-        int[][] qs = new int[batch][cols];
+        float[][] qs = new float[batch][cols];
         float[][] d = new float[batch][cols / 256];
         int[][] sums = new int[batch][cols / 16];
         for (int b = 0; b < batch; b++) {
@@ -122,7 +122,7 @@ final class GgmlActivations {
                 for (int g = 0; g < 16; g++) {
                     int s = 0;
                     for (int j = 0; j < 16; j++) {
-                        s += qs[b][k * 256 + g * 16 + j];
+                        s += (int) qs[b][k * 256 + g * 16 + j];
                     }
                     sums[b][k * 16 + g] = s;
                 }

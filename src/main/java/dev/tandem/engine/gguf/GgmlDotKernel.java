@@ -3,8 +3,10 @@ package dev.tandem.engine.gguf;
 /**
  * The dot products of a weight row with an activation vector, in ggml's structure: integer sums inside a
  * block, scaled by the block's float scales into eight lanes (lane k takes the elements j with j mod 8 =
- * k), the lanes added in order at the end. Every implementation gives exactly these bits: the integer
- * sums are exact, each lane adds with one fused multiply-add per block, so the Vector API kernel and the
+ * k), the lanes added in order at the end. The integers travel as floats: every product, block sum and
+ * scaled K-quant sum is an integer below 2^24, so float arithmetic keeps them exact (and runs on the
+ * fast units). Every implementation gives exactly these bits: each lane adds with one fused multiply-add
+ * per block, so the Vector API kernel and the
  * plain loops agree — a GGUF model's tokens do not depend on the JVM's flags. {@link #ACTIVE} is the
  * Vector API kernel when the JVM runs with {@code --add-modules jdk.incubator.vector}, else the plain one;
  * {@code -Dtandem.matmul=scalar} forces the plain one.
@@ -13,13 +15,20 @@ interface GgmlDotKernel {
     int LANES = 8;
 
     /** Blocks of 32 (Q8_0, Q4_0, Q5_0 against Q8_0 activations): Σ_b (Σ q·y) · (d[b] · yd[b]). */
-    float blocks32(int[] q, float[] d, int[] y, float[] yd, int blocks);
+    float blocks32(float[] q, float[] d, float[] y, float[] yd, int blocks);
+
+    /**
+     * {@link #blocks32} straight from a Q8_0 row's bytes (34-byte blocks: f16 d, 32 signed bytes): one
+     * stream reads each row once, so unpacking it first would cost as much as the product.
+     */
+    float q8_0Row(byte[] row, float[] y, float[] yd, int blocks);
 
     /** Q4_K against Q8_K: Σ_b d[b]·yd[b]·Σ_s scale·(Σ q·y) − Σ_b dmin[b]·yd[b]·Σ_s min·(sums of y). */
-    float q4K(int[] q, float[] d, float[] dmin, int[] scale, int[] min, int[] y, float[] yd, int[] ysums, int blocks);
+    float q4K(
+            float[] q, float[] d, float[] dmin, int[] scale, int[] min, float[] y, float[] yd, int[] ysums, int blocks);
 
     /** Q6_K against Q8_K: Σ_b d[b]·yd[b]·Σ_g scale·(Σ q·y), groups of 16. */
-    float q6K(int[] q, float[] d, int[] scale, int[] y, float[] yd, int blocks);
+    float q6K(float[] q, float[] d, int[] scale, float[] y, float[] yd, int blocks);
 
     /** Float rows (F32, F16 and BF16 values against their activations): Σ w·x, n a multiple of 8. */
     float floats(float[] w, float[] x, int n);

@@ -14,7 +14,7 @@ final class GgmlKQuants {
      * Q4_K blocks of {@code row}: d and dmin per block, a 6-bit scale and min per 32 elements, each
      * element's nibble (0..15); the value is d·scale·q − dmin·min.
      */
-    static void unpackQ4K(byte[] row, float[] d, float[] dmin, int[] scale, int[] min, int[] q) {
+    static void unpackQ4K(byte[] row, float[] d, float[] dmin, int[] scale, int[] min, float[] q) {
         int bb = GgmlType.Q4_K.blockBytes();
         for (int k = 0; k < d.length; k++) {
             int at = k * bb;
@@ -53,7 +53,7 @@ final class GgmlKQuants {
     }
 
     /** Q6_K blocks of {@code row}: d per block, a signed 8-bit scale per 16 elements, each element −32..31. */
-    static void unpackQ6K(byte[] row, float[] d, int[] scale, int[] q) {
+    static void unpackQ6K(byte[] row, float[] d, int[] scale, float[] q) {
         int bb = GgmlType.Q6_K.blockBytes();
         for (int k = 0; k < d.length; k++) {
             int at = k * bb;

@@ -71,7 +71,7 @@ public final class GgmlMatrix implements WeightMatrix {
         GgmlActivations a = GgmlActivations.of(GgmlActivations.formFor(type), x, batch, cols);
         return (out, at, r0, r1) -> {
             byte[] row = new byte[rowBytes];
-            GgmlRowDot dot = new GgmlRowDot(type, cols);
+            GgmlRowDot dot = new GgmlRowDot(type, cols, batch > 1);
             for (int r = r0; r < r1; r++) {
                 data.get(Math.toIntExact((long) r * rowBytes), row);
                 dot.load(row);

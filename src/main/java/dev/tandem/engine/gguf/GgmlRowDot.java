@@ -15,7 +15,7 @@ final class GgmlRowDot {
     /** F32, F16, BF16: the row as floats. */
     private final float[] values;
     /** Quantized types: each element's integer value (Q4_0: −8..7, Q5_0: −16..15, Q4_K: 0..15, Q6_K: −32..31, Q8_0). */
-    private final int[] q;
+    private final float[] q;
     /** Each block's {@code d} (and Q4_K's {@code dmin}). */
     private final float[] d;
 
@@ -24,14 +24,19 @@ final class GgmlRowDot {
     private final int[] scale;
 
     private final int[] min;
+    private final boolean unpack;
+    /** Q8_0: the loaded row's bytes, as they are. */
+    private byte[] row;
 
-    GgmlRowDot(GgmlType type, int cols) {
+    /** @param unpack whether rows are unpacked once for several vectors (else Q8_0 is read as it is) */
+    GgmlRowDot(GgmlType type, int cols, boolean unpack) {
         this.type = type;
+        this.unpack = unpack;
         this.cols = cols;
         int blocks = cols / type.blockElements();
         boolean floats = type == GgmlType.F32 || type == GgmlType.F16 || type == GgmlType.BF16;
         values = floats ? new float[cols] : null;
-        q = floats ? null : new int[cols];
+        q = floats ? null : new float[cols];
         d = new float[blocks];
         dmin = new float[blocks];
         scale = new int[cols / 16];
@@ -58,10 +63,13 @@ final class GgmlRowDot {
                 }
             }
             case Q8_0 -> {
-                for (int k = 0; k < d.length; k++) {
-                    d[k] = HalfFloats.half(int16(row, k * bb));
-                    for (int j = 0; j < 32; j++) {
-                        q[k * 32 + j] = row[k * bb + 2 + j];
+                this.row = row; // one vector: multiplied straight from the bytes
+                if (unpack) { // several: the bytes become floats once, not once per vector
+                    for (int k = 0; k < d.length; k++) {
+                        d[k] = HalfFloats.half(int16(row, k * bb));
+                        for (int j = 0; j < 32; j++) {
+                            q[k * 32 + j] = row[k * bb + 2 + j];
+                        }
                     }
                 }
             }
@@ -97,7 +105,11 @@ final class GgmlRowDot {
         GgmlDotKernel k = GgmlDotKernel.ACTIVE;
         return switch (type) {
             case F32, F16, BF16 -> k.floats(values, a.values[b], cols);
-            case Q8_0, Q4_0, Q5_0 -> k.blocks32(q, d, a.qs[b], a.scales[b], d.length);
+            case Q8_0 ->
+                unpack
+                        ? k.blocks32(q, d, a.qs[b], a.scales[b], d.length)
+                        : k.q8_0Row(row, a.qs[b], a.scales[b], d.length);
+            case Q4_0, Q5_0 -> k.blocks32(q, d, a.qs[b], a.scales[b], d.length);
             case Q4_K -> k.q4K(q, d, dmin, scale, min, a.qs[b], a.scales[b], a.sums16[b], d.length);
             case Q6_K -> k.q6K(q, d, scale, a.qs[b], a.scales[b], d.length);
             default -> throw new IllegalStateException(type.toString());

@@ -2,6 +2,8 @@ package dev.tandem.engine.gguf;
 
 import static dev.tandem.engine.gguf.GgmlDotKernel.LANES;
 
+import dev.tandem.engine.HalfFloats;
+
 /** {@link GgmlDotKernel} in plain Java: the eight lanes as an array, the same operations in the same order. */
 final class GgmlScalarDot implements GgmlDotKernel {
     static final GgmlScalarDot INSTANCE = new GgmlScalarDot();
@@ -13,18 +15,39 @@ final class GgmlScalarDot implements GgmlDotKernel {
         return "scalar";
     }
 
+    /** Lane k of a block's integer sum: Σ_{i<n} q[o + 8i + k]·y[o + 8i + k], exact. */
+    private static float lane(float[] q, float[] y, int o, int k, int n) {
+        float p = 0;
+        for (int i = 0; i < n; i++) {
+            p = Math.fma(q[o + 8 * i + k], y[o + 8 * i + k], p);
+        }
+        return p;
+    }
+
     @Override
-    public float blocks32(int[] q, float[] d, int[] y, float[] yd, int blocks) {
+    public float blocks32(float[] q, float[] d, float[] y, float[] yd, int blocks) {
         float[] acc = new float[LANES];
         for (int b = 0; b < blocks; b++) {
             float scale = d[b] * yd[b];
-            int o = b * 32;
             for (int k = 0; k < LANES; k++) {
-                int p = q[o + k] * y[o + k]
-                        + q[o + k + 8] * y[o + k + 8]
-                        + q[o + k + 16] * y[o + k + 16]
-                        + q[o + k + 24] * y[o + k + 24];
-                acc[k] = Math.fma((float) p, scale, acc[k]);
+                acc[k] = Math.fma(lane(q, y, b * 32, k, 4), scale, acc[k]);
+            }
+        }
+        return GgmlDotKernel.sumLanes(acc);
+    }
+
+    @Override
+    public float q8_0Row(byte[] row, float[] y, float[] yd, int blocks) {
+        float[] acc = new float[LANES];
+        for (int b = 0; b < blocks; b++) {
+            int at = b * 34;
+            float scale = HalfFloats.half(GgmlRowDot.int16(row, at)) * yd[b];
+            for (int k = 0; k < LANES; k++) {
+                float p = 0;
+                for (int i = 0; i < 4; i++) {
+                    p = Math.fma(row[at + 2 + 8 * i + k], y[b * 32 + 8 * i + k], p);
+                }
+                acc[k] = Math.fma(p, scale, acc[k]);
             }
         }
         return GgmlDotKernel.sumLanes(acc);
@@ -32,29 +55,31 @@ final class GgmlScalarDot implements GgmlDotKernel {
 
     @Override
     public float q4K(
-            int[] q, float[] d, float[] dmin, int[] scale, int[] min, int[] y, float[] yd, int[] ysums, int blocks) {
+            float[] q,
+            float[] d,
+            float[] dmin,
+            int[] scale,
+            int[] min,
+            float[] y,
+            float[] yd,
+            int[] ysums,
+            int blocks) {
         float[] acc = new float[LANES];
         float mins = 0;
-        int[] lane = new int[LANES];
+        float[] lanes = new float[LANES];
         for (int b = 0; b < blocks; b++) {
-            java.util.Arrays.fill(lane, 0);
+            java.util.Arrays.fill(lanes, 0);
             int imin = 0;
             for (int s = 0; s < 8; s++) {
-                int o = b * 256 + s * 32;
-                int sc = scale[b * 8 + s];
-                for (int k = 0; k < LANES; k++) {
-                    int p = q[o + k] * y[o + k]
-                            + q[o + k + 8] * y[o + k + 8]
-                            + q[o + k + 16] * y[o + k + 16]
-                            + q[o + k + 24] * y[o + k + 24];
-                    lane[k] += sc * p;
-                }
                 int g = b * 8 + s;
+                for (int k = 0; k < LANES; k++) {
+                    lanes[k] = Math.fma(lane(q, y, b * 256 + s * 32, k, 4), scale[g], lanes[k]);
+                }
                 imin += min[g] * (ysums[2 * g] + ysums[2 * g + 1]);
             }
             float ds = d[b] * yd[b];
             for (int k = 0; k < LANES; k++) {
-                acc[k] = Math.fma((float) lane[k], ds, acc[k]);
+                acc[k] = Math.fma(lanes[k], ds, acc[k]);
             }
             mins += dmin[b] * yd[b] * imin;
         }
@@ -62,21 +87,19 @@ final class GgmlScalarDot implements GgmlDotKernel {
     }
 
     @Override
-    public float q6K(int[] q, float[] d, int[] scale, int[] y, float[] yd, int blocks) {
+    public float q6K(float[] q, float[] d, int[] scale, float[] y, float[] yd, int blocks) {
         float[] acc = new float[LANES];
-        int[] lane = new int[LANES];
+        float[] lanes = new float[LANES];
         for (int b = 0; b < blocks; b++) {
-            java.util.Arrays.fill(lane, 0);
+            java.util.Arrays.fill(lanes, 0);
             for (int g = 0; g < 16; g++) {
-                int o = b * 256 + g * 16;
-                int sc = scale[b * 16 + g];
                 for (int k = 0; k < LANES; k++) {
-                    lane[k] += sc * (q[o + k] * y[o + k] + q[o + k + 8] * y[o + k + 8]);
+                    lanes[k] = Math.fma(lane(q, y, b * 256 + g * 16, k, 2), scale[b * 16 + g], lanes[k]);
                 }
             }
             float ds = d[b] * yd[b];
             for (int k = 0; k < LANES; k++) {
-                acc[k] = Math.fma((float) lane[k], ds, acc[k]);
+                acc[k] = Math.fma(lanes[k], ds, acc[k]);
             }
         }
         return GgmlDotKernel.sumLanes(acc);

@@ -1,18 +1,19 @@
 package dev.tandem.engine.gguf;
 
+import dev.tandem.engine.HalfFloats;
+import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * {@link GgmlDotKernel} with the Vector API: eight int lanes for a block's integer sums, eight float
- * lanes for the scaled sums (256-bit vectors whatever the machine offers, so the lanes are the plain
- * kernel's). Loaded only when the module is present.
+ * {@link GgmlDotKernel} with the Vector API: eight float lanes (256-bit vectors whatever the machine
+ * offers, so the lanes are the plain kernel's), fused multiply-adds throughout. Loaded only when the
+ * module is present.
  */
 final class GgmlVectorDot implements GgmlDotKernel {
-    private static final VectorSpecies<Integer> I = IntVector.SPECIES_256;
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
+    private static final VectorSpecies<Byte> B = ByteVector.SPECIES_64;
 
     private GgmlVectorDot() {}
 
@@ -25,11 +26,11 @@ final class GgmlVectorDot implements GgmlDotKernel {
         return "vector (256-bit)";
     }
 
-    /** Lanes k of Σ_{i<n} q[o + 8i + k]·y[o + 8i + k]. */
-    private static IntVector products(int[] q, int[] y, int o, int n) {
-        IntVector p = IntVector.fromArray(I, q, o).mul(IntVector.fromArray(I, y, o));
+    /** Lanes k of Σ_{i<n} q[o + 8i + k]·y[o + 8i + k]: a block's integer sum, exact. */
+    private static FloatVector products(float[] q, float[] y, int o, int n) {
+        FloatVector p = FloatVector.fromArray(F, q, o).mul(FloatVector.fromArray(F, y, o));
         for (int i = 1; i < n; i++) {
-            p = p.add(IntVector.fromArray(I, q, o + 8 * i).mul(IntVector.fromArray(I, y, o + 8 * i)));
+            p = FloatVector.fromArray(F, q, o + 8 * i).fma(FloatVector.fromArray(F, y, o + 8 * i), p);
         }
         return p;
     }
@@ -40,48 +41,71 @@ final class GgmlVectorDot implements GgmlDotKernel {
         return GgmlDotKernel.sumLanes(lanes);
     }
 
-    private static FloatVector scaled(IntVector lanes, float scale, FloatVector acc) {
-        FloatVector f = (FloatVector) lanes.convert(VectorOperators.I2F, 0);
-        return f.fma(FloatVector.broadcast(F, scale), acc);
-    }
-
     @Override
-    public float blocks32(int[] q, float[] d, int[] y, float[] yd, int blocks) {
+    public float blocks32(float[] q, float[] d, float[] y, float[] yd, int blocks) {
         FloatVector acc = FloatVector.zero(F);
         for (int b = 0; b < blocks; b++) {
-            acc = scaled(products(q, y, b * 32, 4), d[b] * yd[b], acc);
+            acc = products(q, y, b * 32, 4).fma(FloatVector.broadcast(F, d[b] * yd[b]), acc);
         }
         return sum(acc);
     }
 
     @Override
+    public float q8_0Row(byte[] row, float[] y, float[] yd, int blocks) {
+        FloatVector acc = FloatVector.zero(F);
+        for (int b = 0; b < blocks; b++) {
+            int at = b * 34 + 2;
+            int o = b * 32;
+            FloatVector p = widen(row, at).mul(FloatVector.fromArray(F, y, o));
+            for (int i = 1; i < 4; i++) {
+                p = widen(row, at + 8 * i).fma(FloatVector.fromArray(F, y, o + 8 * i), p);
+            }
+            acc = p.fma(FloatVector.broadcast(F, HalfFloats.half(GgmlRowDot.int16(row, b * 34)) * yd[b]), acc);
+        }
+        return sum(acc);
+    }
+
+    /** Eight signed bytes as eight floats. */
+    private static FloatVector widen(byte[] row, int at) {
+        return (FloatVector) ByteVector.fromArray(B, row, at).convertShape(VectorOperators.B2F, F, 0);
+    }
+
+    @Override
     public float q4K(
-            int[] q, float[] d, float[] dmin, int[] scale, int[] min, int[] y, float[] yd, int[] ysums, int blocks) {
+            float[] q,
+            float[] d,
+            float[] dmin,
+            int[] scale,
+            int[] min,
+            float[] y,
+            float[] yd,
+            int[] ysums,
+            int blocks) {
         FloatVector acc = FloatVector.zero(F);
         float mins = 0;
         for (int b = 0; b < blocks; b++) {
-            IntVector lane = IntVector.zero(I);
+            FloatVector lanes = FloatVector.zero(F);
             int imin = 0;
             for (int s = 0; s < 8; s++) {
                 int g = b * 8 + s;
-                lane = lane.add(products(q, y, b * 256 + s * 32, 4).mul(scale[g]));
+                lanes = products(q, y, b * 256 + s * 32, 4).fma(FloatVector.broadcast(F, scale[g]), lanes);
                 imin += min[g] * (ysums[2 * g] + ysums[2 * g + 1]);
             }
-            acc = scaled(lane, d[b] * yd[b], acc);
+            acc = lanes.fma(FloatVector.broadcast(F, d[b] * yd[b]), acc);
             mins += dmin[b] * yd[b] * imin;
         }
         return sum(acc) - mins;
     }
 
     @Override
-    public float q6K(int[] q, float[] d, int[] scale, int[] y, float[] yd, int blocks) {
+    public float q6K(float[] q, float[] d, int[] scale, float[] y, float[] yd, int blocks) {
         FloatVector acc = FloatVector.zero(F);
         for (int b = 0; b < blocks; b++) {
-            IntVector lane = IntVector.zero(I);
+            FloatVector lanes = FloatVector.zero(F);
             for (int g = 0; g < 16; g++) {
-                lane = lane.add(products(q, y, b * 256 + g * 16, 2).mul(scale[b * 16 + g]));
+                lanes = products(q, y, b * 256 + g * 16, 2).fma(FloatVector.broadcast(F, scale[b * 16 + g]), lanes);
             }
-            acc = scaled(lane, d[b] * yd[b], acc);
+            acc = lanes.fma(FloatVector.broadcast(F, d[b] * yd[b]), acc);
         }
         return sum(acc);
     }

@@ -22,8 +22,8 @@ class GgmlDotKernelTest {
         SplittableRandom r = new SplittableRandom(seed);
         int blocks = 3;
         int n = blocks * 256;
-        int[] q = new int[n];
-        int[] y = new int[n];
+        float[] q = new float[n];
+        float[] y = new float[n];
         float[] w = new float[n];
         float[] x = new float[n];
         for (int i = 0; i < n; i++) {
@@ -47,9 +47,25 @@ class GgmlDotKernelTest {
             scale[i] = r.nextInt(0, 64);
             min[i] = r.nextInt(0, 64);
             for (int j = 0; j < 16; j++) {
-                ysums[i] += y[i * 16 + j];
+                ysums[i] += (int) y[i * 16 + j];
             }
         }
+        byte[] row = new byte[n / 32 * 34];
+        for (int b = 0; b < n / 32; b++) {
+            short h = dev.tandem.engine.HalfFloats.toHalf(d[b]);
+            row[b * 34] = (byte) h;
+            row[b * 34 + 1] = (byte) (h >> 8);
+            for (int j = 0; j < 32; j++) {
+                row[b * 34 + 2 + j] = (byte) q[b * 32 + j];
+            }
+        }
+        float[] dh = new float[n / 32];
+        for (int b = 0; b < dh.length; b++) {
+            dh[b] = dev.tandem.engine.HalfFloats.half(dev.tandem.engine.HalfFloats.toHalf(d[b]));
+        }
+        float fromBytes = SCALAR.q8_0Row(row, y, yd, n / 32);
+        assertEquals(bits(fromBytes), bits(VECTOR.q8_0Row(row, y, yd, n / 32)));
+        assertEquals(bits(SCALAR.blocks32(q, dh, y, yd, n / 32)), bits(fromBytes), "a Q8_0 row from its bytes");
         float b32 = SCALAR.blocks32(q, d, y, yd, n / 32);
         assertEquals(bits(b32), bits(VECTOR.blocks32(q, d, y, yd, n / 32)));
         double expected = 0;

@@ -8,14 +8,21 @@ package dev.tandem.engine;
  *                   "KV bytes moved" are counted in. The float32 size of the block for engines that hold
  *                   real K/V; a simulated engine holds a token of stand-in floats per position but counts
  *                   the bytes of the model it simulates (e.g. 128 KiB per token for an 8B model in bf16).
+ * @param precision what the values are exact in, and so travel in: F32, or F16 for an engine whose cache
+ *                  holds f16-rounded values (a GGUF model's)
  */
-public record KvLayout(int layers, int kvHeads, int headDim, int blockSize, long blockBytes) {
+public record KvLayout(int layers, int kvHeads, int headDim, int blockSize, long blockBytes, KvPrecision precision) {
 
     public KvLayout {
+        java.util.Objects.requireNonNull(precision, "precision");
         if (layers <= 0 || kvHeads <= 0 || headDim <= 0 || blockSize <= 0 || blockBytes <= 0) {
             throw new IllegalArgumentException("KV layout dimensions must be positive: " + layers + "×" + kvHeads + "×"
                     + headDim + ", block " + blockSize + " tokens of " + blockBytes + " bytes");
         }
+    }
+
+    public KvLayout(int layers, int kvHeads, int headDim, int blockSize, long blockBytes) {
+        this(layers, kvHeads, headDim, blockSize, blockBytes, KvPrecision.F32);
     }
 
     /** A layout whose blocks count what their float32 values take. */
@@ -24,7 +31,13 @@ public record KvLayout(int layers, int kvHeads, int headDim, int blockSize, long
     }
 
     public static KvLayout of(ModelConfig config, int blockSize) {
-        return new KvLayout(config.layers(), config.kvHeads(), config.headSize(), blockSize);
+        return of(config, blockSize, KvPrecision.F32);
+    }
+
+    /** Blocks count the floats the heap holds; the values travel in {@code precision}. */
+    public static KvLayout of(ModelConfig config, int blockSize, KvPrecision precision) {
+        KvLayout f32 = new KvLayout(config.layers(), config.kvHeads(), config.headSize(), blockSize);
+        return new KvLayout(f32.layers, f32.kvHeads, f32.headDim, blockSize, f32.blockBytes, precision);
     }
 
     public int kvDim() {
@@ -36,9 +49,9 @@ public record KvLayout(int layers, int kvHeads, int headDim, int blockSize, long
         return layers * 2 * blockSize * kvDim();
     }
 
-    /** Bytes one block takes on the wire (float32 values), whatever {@link #blockBytes()} counts. */
+    /** Bytes one block takes on the wire (its values in {@link #precision()}), whatever {@link #blockBytes()} counts. */
     public long wireBlockBytes() {
-        return (long) blockFloats() * Float.BYTES;
+        return (long) blockFloats() * precision.bytes();
     }
 
     public int blocksFor(int tokens) {

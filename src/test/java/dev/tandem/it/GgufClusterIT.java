@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.tandem.HttpTestClient;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.gguf.GgmlType;
 import dev.tandem.engine.gguf.GgufModel;
@@ -46,6 +47,7 @@ class GgufClusterIT extends ClusterIT {
     private int[] prompt;
     private int[] expected;
     private String expectedText;
+    private long fingerprint;
 
     @BeforeAll
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
@@ -60,6 +62,7 @@ class GgufClusterIT extends ClusterIT {
                 .write(model);
         Engine engine = GgufModel.load(model, 16);
         name = engine.info().name();
+        fingerprint = engine.info().fingerprint();
         prompt = engine.tokenizer().encode(PROMPT, true);
         expected = LlamaCpp.ints(LlamaCpp.ask(new JsonObject()
                         .put("model", model.toString())
@@ -98,6 +101,15 @@ class GgufClusterIT extends ClusterIT {
                 .put("max_tokens", TOKENS)
                 .put("temperature", 0)
                 .put("stream", stream);
+    }
+
+    @Test
+    void listsTheModelByFileNameAndFingerprint() throws Exception {
+        HttpTestClient http = cluster.http(router);
+        HttpResponse<String> models = http.send(http.request("/v1/models").GET().build());
+        JsonObject model = new JsonObject(models.body()).getJsonArray("data").getJsonObject(0);
+        assertEquals("gguf-cluster", model.getString("id"));
+        assertEquals(String.format("%016x", fingerprint), model.getString("fingerprint"));
     }
 
     @Test

@@ -52,6 +52,8 @@ final class ModelsHandler implements Handler<RoutingContext> {
                 .put("object", "model")
                 .put("created", created)
                 .put("owned_by", "tandem")
-                .put("context_length", m.contextLength());
+                .put("context_length", m.contextLength())
+                // which weights the name stands for (a GGUF file's, a checkpoint's): KV never crosses them
+                .put("fingerprint", String.format("%016x", m.fingerprint()));
     }
 }

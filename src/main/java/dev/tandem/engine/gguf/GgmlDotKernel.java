@@ -33,6 +33,16 @@ interface GgmlDotKernel {
     /** Float rows (F32, F16 and BF16 values against their activations): Σ w·x, n a multiple of 8. */
     float floats(float[] w, float[] x, int n);
 
+    /**
+     * Unpacks {@code n} (a multiple of 8) quantized values into floats: q[o + i] = ((row[lowAt + i] >>> lowShift)
+     * & 0xF | ((row[highAt + i] >>> highShift) & 3) << 4) − bias, without the high part when highAt < 0
+     * (Q4_0 and Q4_K nibbles, Q6_K's four quarters).
+     */
+    void unpack(byte[] row, int lowAt, int lowShift, int highAt, int highShift, int bias, float[] q, int o, int n);
+
+    /** A Q5_0 block's 32 values (its 32 high bits at {@code at}, 16 bytes of nibbles after) into q[o, o + 32). */
+    void unpackQ5(byte[] row, int at, float[] q, int o);
+
     String describe();
 
     GgmlDotKernel ACTIVE = select(System.getProperty("tandem.matmul", "auto"));

@@ -27,11 +27,8 @@ final class GgmlKQuants {
             }
             int qs = at + 16;
             for (int c = 0; c < 4; c++) {
-                for (int l = 0; l < 32; l++) {
-                    int v = row[qs + 32 * c + l] & 0xFF;
-                    q[k * 256 + 64 * c + l] = v & 0x0F;
-                    q[k * 256 + 64 * c + 32 + l] = v >>> 4;
-                }
+                GgmlDotKernel.ACTIVE.unpack(row, qs + 32 * c, 0, -1, 0, 0, q, k * 256 + 64 * c, 32);
+                GgmlDotKernel.ACTIVE.unpack(row, qs + 32 * c, 4, -1, 0, 0, q, k * 256 + 64 * c + 32, 32);
             }
         }
     }
@@ -65,15 +62,11 @@ final class GgmlKQuants {
                 int ql = at + 64 * n;
                 int qh = at + 128 + 32 * n;
                 int o = k * 256 + 128 * n;
-                for (int l = 0; l < 32; l++) {
-                    int low0 = row[ql + l] & 0xFF;
-                    int low32 = row[ql + l + 32] & 0xFF;
-                    int high = row[qh + l] & 0xFF;
-                    q[o + l] = ((low0 & 0x0F) | ((high & 3) << 4)) - 32;
-                    q[o + l + 32] = ((low32 & 0x0F) | (((high >>> 2) & 3) << 4)) - 32;
-                    q[o + l + 64] = ((low0 >>> 4) | (((high >>> 4) & 3) << 4)) - 32;
-                    q[o + l + 96] = ((low32 >>> 4) | (((high >>> 6) & 3) << 4)) - 32;
-                }
+                GgmlDotKernel k6 = GgmlDotKernel.ACTIVE;
+                k6.unpack(row, ql, 0, qh, 0, 32, q, o, 32);
+                k6.unpack(row, ql + 32, 0, qh, 2, 32, q, o + 32, 32);
+                k6.unpack(row, ql, 4, qh, 4, 32, q, o + 64, 32);
+                k6.unpack(row, ql + 32, 4, qh, 6, 32, q, o + 96, 32);
             }
         }
     }

@@ -43,6 +43,8 @@ final class GgmlRowDot {
         min = new int[cols / 32];
     }
 
+    private static final GgmlDotKernel KERNEL = GgmlDotKernel.ACTIVE;
+
     /** Unpacks the row in {@code row} (its bytes in file layout). */
     void load(byte[] row) {
         int bb = type.blockBytes();
@@ -76,22 +78,14 @@ final class GgmlRowDot {
             case Q4_0 -> {
                 for (int k = 0; k < d.length; k++) {
                     d[k] = HalfFloats.half(int16(row, k * bb));
-                    for (int j = 0; j < 16; j++) {
-                        int v = row[k * bb + 2 + j] & 0xFF;
-                        q[k * 32 + j] = (v & 0x0F) - 8;
-                        q[k * 32 + j + 16] = (v >>> 4) - 8;
-                    }
+                    KERNEL.unpack(row, k * bb + 2, 0, -1, 0, 8, q, k * 32, 16);
+                    KERNEL.unpack(row, k * bb + 2, 4, -1, 0, 8, q, k * 32 + 16, 16);
                 }
             }
             case Q5_0 -> {
                 for (int k = 0; k < d.length; k++) {
                     d[k] = HalfFloats.half(int16(row, k * bb));
-                    int qh = int32(row, k * bb + 2);
-                    for (int j = 0; j < 16; j++) {
-                        int v = row[k * bb + 6 + j] & 0xFF;
-                        q[k * 32 + j] = ((v & 0x0F) | (((qh >>> j) << 4) & 0x10)) - 16;
-                        q[k * 32 + j + 16] = ((v >>> 4) | ((qh >>> (j + 12)) & 0x10)) - 16;
-                    }
+                    KERNEL.unpackQ5(row, k * bb + 2, q, k * 32);
                 }
             }
             case Q4_K -> GgmlKQuants.unpackQ4K(row, d, dmin, scale, min, q);

@@ -106,6 +106,28 @@ final class GgmlScalarDot implements GgmlDotKernel {
     }
 
     @Override
+    public void unpack(
+            byte[] row, int lowAt, int lowShift, int highAt, int highShift, int bias, float[] q, int o, int n) {
+        for (int i = 0; i < n; i++) {
+            int v = ((row[lowAt + i] & 0xFF) >>> lowShift) & 0x0F;
+            if (highAt >= 0) {
+                v |= (((row[highAt + i] & 0xFF) >>> highShift) & 3) << 4;
+            }
+            q[o + i] = v - bias;
+        }
+    }
+
+    @Override
+    public void unpackQ5(byte[] row, int at, float[] q, int o) {
+        int qh = GgmlRowDot.int32(row, at);
+        for (int j = 0; j < 16; j++) {
+            int v = row[at + 4 + j] & 0xFF;
+            q[o + j] = ((v & 0x0F) | (((qh >>> j) & 1) << 4)) - 16;
+            q[o + j + 16] = ((v >>> 4) | (((qh >>> (j + 16)) & 1) << 4)) - 16;
+        }
+    }
+
+    @Override
     public float floats(float[] w, float[] x, int n) {
         float[] acc = new float[LANES];
         for (int j = 0; j < n; j += LANES) {

@@ -3,6 +3,7 @@ package dev.tandem.engine.gguf;
 import dev.tandem.engine.HalfFloats;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -14,6 +15,7 @@ import jdk.incubator.vector.VectorSpecies;
 final class GgmlVectorDot implements GgmlDotKernel {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
     private static final VectorSpecies<Byte> B = ByteVector.SPECIES_64;
+    private static final VectorSpecies<Integer> I = IntVector.SPECIES_256;
 
     private GgmlVectorDot() {}
 
@@ -108,6 +110,53 @@ final class GgmlVectorDot implements GgmlDotKernel {
             acc = lanes.fma(FloatVector.broadcast(F, d[b] * yd[b]), acc);
         }
         return sum(acc);
+    }
+
+    /** Eight bytes as eight ints 0..255. */
+    private static IntVector unsigned(byte[] row, int at) {
+        return ((IntVector) ByteVector.fromArray(B, row, at).convertShape(VectorOperators.B2I, I, 0)).and(0xFF);
+    }
+
+    @Override
+    public void unpack(
+            byte[] row, int lowAt, int lowShift, int highAt, int highShift, int bias, float[] q, int o, int n) {
+        for (int i = 0; i < n; i += LANES) {
+            IntVector v = unsigned(row, lowAt + i)
+                    .lanewise(VectorOperators.LSHR, lowShift)
+                    .and(0x0F);
+            if (highAt >= 0) {
+                v = v.or(unsigned(row, highAt + i)
+                        .lanewise(VectorOperators.LSHR, highShift)
+                        .and(3)
+                        .lanewise(VectorOperators.LSHL, 4));
+            }
+            ((FloatVector) v.sub(bias).convert(VectorOperators.I2F, 0)).intoArray(q, o + i);
+        }
+    }
+
+    private static final int[] BIT_INDEX = {
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29,
+        30, 31
+    };
+
+    @Override
+    public void unpackQ5(byte[] row, int at, float[] q, int o) {
+        IntVector qh = IntVector.broadcast(I, GgmlRowDot.int32(row, at));
+        for (int j = 0; j < 16; j += LANES) {
+            IntVector v = unsigned(row, at + 4 + j);
+            IntVector lowBits = qh.lanewise(VectorOperators.LSHR, IntVector.fromArray(I, BIT_INDEX, j))
+                    .and(1)
+                    .lanewise(VectorOperators.LSHL, 4);
+            IntVector highBits = qh.lanewise(VectorOperators.LSHR, IntVector.fromArray(I, BIT_INDEX, j + 16))
+                    .and(1)
+                    .lanewise(VectorOperators.LSHL, 4);
+            ((FloatVector) v.and(0x0F).or(lowBits).sub(16).convert(VectorOperators.I2F, 0)).intoArray(q, o + j);
+            ((FloatVector) v.lanewise(VectorOperators.LSHR, 4)
+                            .or(highBits)
+                            .sub(16)
+                            .convert(VectorOperators.I2F, 0))
+                    .intoArray(q, o + j + 16);
+        }
     }
 
     @Override

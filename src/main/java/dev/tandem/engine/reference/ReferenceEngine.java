@@ -3,6 +3,7 @@ package dev.tandem.engine.reference;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.KvCache;
 import dev.tandem.engine.KvLayout;
+import dev.tandem.engine.KvPrecision;
 import dev.tandem.engine.ModelConfig;
 import dev.tandem.engine.ModelInfo;
 import dev.tandem.engine.tokenizer.ByteTokenizer;
@@ -60,7 +61,10 @@ public final class ReferenceEngine implements Engine {
         this.weights = weights;
         this.tokenizer = tokenizer;
         this.chatTemplate = chatTemplate;
-        this.layout = KvLayout.of(config, blockSize);
+        this.layout = KvLayout.of(
+                config,
+                blockSize,
+                weights.numerics() == Numerics.GGML ? KvPrecision.F16 : KvPrecision.F32); // ggml's cache is f16
         this.info = info;
     }
 

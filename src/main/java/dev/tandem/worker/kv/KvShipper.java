@@ -83,7 +83,9 @@ public final class KvShipper {
         KvLayout layout = cache.layout();
         int startBlock = round.startBlock();
         int blocks = layout.blocksFor(cache.length()) - Math.max(startBlock, 0);
-        long counted = blocks * (layout.blockBytes() - layout.wireBlockBytes());
+        // A sim engine counts its modelled model's bytes beyond the stand-in floats it sends; a real
+        // engine's count is what travelled (an f16 model's KV in half the bytes of its floats).
+        long counted = blocks * Math.max(0, layout.blockBytes() - (long) layout.blockFloats() * Float.BYTES);
         return interconnect(blocks * layout.blockBytes())
                 .compose(v -> send(request, round.chunks()))
                 .compose(ack -> {

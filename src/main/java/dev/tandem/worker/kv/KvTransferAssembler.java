@@ -7,6 +7,7 @@ import dev.tandem.engine.KvBlock;
 import dev.tandem.engine.KvBlockPool;
 import dev.tandem.engine.KvCache;
 import dev.tandem.engine.KvLayout;
+import dev.tandem.engine.KvPrecision;
 import dev.tandem.worker.kv.KvTransferException.Reason;
 import io.vertx.core.buffer.Buffer;
 import java.nio.ByteBuffer;
@@ -218,10 +219,11 @@ public final class KvTransferAssembler {
                             + KvTransferCodec.VERSION_INCREMENTAL);
         }
         int dtype = Byte.toUnsignedInt(h.get());
-        if (dtype != KvTransferCodec.DTYPE_FLOAT32) {
+        if (dtype != expectedLayout.precision().dtype()) {
             throw new KvTransferException(
                     Reason.BAD_DTYPE,
-                    "unsupported dtype " + dtype + ", expected " + KvTransferCodec.DTYPE_FLOAT32 + " (float32)");
+                    "unsupported dtype " + dtype + ", expected "
+                            + expectedLayout.precision().dtype() + " (" + expectedLayout.precision() + ")");
         }
         int reserved = Byte.toUnsignedInt(h.get());
         if (reserved != 0) {
@@ -340,39 +342,44 @@ public final class KvTransferAssembler {
         }
     }
 
-    /** Decodes {@code window[from, from + len)} into blocks. */
+    /** Decodes {@code window[from, from + len)} into blocks; a value may straddle two windows. */
     private void decode(int from, int len) {
+        KvPrecision precision = expectedLayout.precision();
+        int size = precision.bytes();
         int off = from;
         int end = from + len;
         if (partialFill > 0) {
-            int n = Math.min(Float.BYTES - partialFill, len);
+            int n = Math.min(size - partialFill, len);
             System.arraycopy(window, from, partial, partialFill, n);
             partialFill += n;
             off += n;
-            if (partialFill < Float.BYTES) {
+            if (partialFill < size) {
                 return;
             }
             nextBlockIfFull();
-            ByteBuffer.wrap(partial)
-                    .order(ByteOrder.LITTLE_ENDIAN)
-                    .asFloatBuffer()
-                    .get(block, floatPos++, 1);
+            block[floatPos++] = precision.decode(
+                    ByteBuffer.wrap(partial).order(ByteOrder.LITTLE_ENDIAN).getInt(0));
             partialFill = 0;
         }
         while (off < end) {
             nextBlockIfFull();
-            int whole = Math.min((end - off) / Float.BYTES, block.length - floatPos);
+            int whole = Math.min((end - off) / size, block.length - floatPos);
             if (whole == 0) {
                 partialFill = end - off;
                 System.arraycopy(window, off, partial, 0, partialFill);
+                java.util.Arrays.fill(partial, partialFill, partial.length, (byte) 0);
                 return;
             }
-            ByteBuffer.wrap(window, off, whole * Float.BYTES)
-                    .order(ByteOrder.LITTLE_ENDIAN)
-                    .asFloatBuffer()
-                    .get(block, floatPos, whole);
+            ByteBuffer values = ByteBuffer.wrap(window, off, whole * size).order(ByteOrder.LITTLE_ENDIAN);
+            if (precision == KvPrecision.F32) {
+                values.asFloatBuffer().get(block, floatPos, whole);
+            } else {
+                for (int i = 0; i < whole; i++) {
+                    block[floatPos + i] = precision.decode(values.getShort(off + 2 * i) & 0xFFFF);
+                }
+            }
             floatPos += whole;
-            off += whole * Float.BYTES;
+            off += whole * size;
         }
     }
 

@@ -2,6 +2,7 @@ package dev.tandem.worker.kv;
 
 import dev.tandem.engine.KvCache;
 import dev.tandem.engine.KvLayout;
+import dev.tandem.engine.KvPrecision;
 import io.vertx.core.buffer.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -15,7 +16,8 @@ import java.util.zip.CRC32C;
  * <pre>
  * header  (40 bytes) magic "TKV1" | version u16 | dtype u8 | reserved u8 (0) | fingerprint i64 |
  *                    layers i32 | kvHeads i32 | headDim i32 | blockSize i32 | tokenCount i32 | blockCount i32
- * blocks  blockCount × layout.blockFloats() float32, each block [layer][K|V][slot][kvDim]
+ * blocks  blockCount × layout.blockFloats() values, each block [layer][K|V][slot][kvDim], each value
+ *         float32 (dtype 0), or f16 (1) or bf16 (2) for models whose K/V are exact in them
  * trailer CRC32C of everything before it, u32
  * </pre>
  *
@@ -33,7 +35,7 @@ public final class KvTransferCodec {
     /** The sequence's tokens travel along and the first {@code startBlock} blocks do not. */
     public static final int VERSION_INCREMENTAL = 2;
 
-    public static final int DTYPE_FLOAT32 = 0;
+    public static final int DTYPE_FLOAT32 = KvPrecision.F32.dtype();
     public static final int HEADER_BYTES = 40;
     public static final int TRAILER_BYTES = 4;
     /** Smallest chunk accepted by {@link #encode}: the header always fits in the first chunk. */
@@ -99,7 +101,7 @@ public final class KvTransferCodec {
         long total = tokens == null ? encodedSize(layout, length) : encodedSize(layout, length, startBlock);
         int first = tokens == null ? 0 : startBlock;
         byte[] head = header(layout, modelFingerprint, length, blocks - first, tokens, first);
-        Writer writer = new Writer(cache, first, blocks, head);
+        Writer writer = new Writer(cache, first, blocks, head, layout.precision());
         List<Buffer> chunks = new ArrayList<>((int) ((total + maxChunkBytes - 1) / maxChunkBytes));
         // Buffer.buffer(byte[]) would copy anyway, so fill a small reused window and append it: no
         // chunk-sized garbage next to the chunks themselves.
@@ -126,7 +128,7 @@ public final class KvTransferCodec {
         ByteBuffer h = ByteBuffer.allocate(HEADER_BYTES + extension).order(ByteOrder.LITTLE_ENDIAN);
         h.putInt(MAGIC)
                 .putShort((short) (tokenIds == null ? VERSION : VERSION_INCREMENTAL))
-                .put((byte) DTYPE_FLOAT32)
+                .put((byte) layout.precision().dtype())
                 .put((byte) 0)
                 .putLong(fingerprint)
                 .putInt(layout.layers())
@@ -154,6 +156,7 @@ public final class KvTransferCodec {
         private final int blocks;
 
         private final byte[] header;
+        private final KvPrecision precision;
         private final CRC32C crc = new CRC32C();
         private final ByteBuffer pending =
                 ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).limit(0);
@@ -162,8 +165,9 @@ public final class KvTransferCodec {
         private int floatPos;
         private boolean trailerStarted;
 
-        Writer(KvCache cache, int firstBlock, int blocks, byte[] header) {
+        Writer(KvCache cache, int firstBlock, int blocks, byte[] header, KvPrecision precision) {
             this.cache = cache;
+            this.precision = precision;
             this.block = firstBlock;
             this.blocks = blocks;
             this.header = header;
@@ -183,14 +187,19 @@ public final class KvTransferCodec {
                     headerPos += n;
                 } else if (block < blocks) {
                     float[] b = cache.block(block);
-                    int whole = Math.min(out.remaining() / Float.BYTES, b.length - floatPos);
-                    if (whole > 0) {
+                    int size = precision.bytes();
+                    int whole = Math.min(out.remaining() / size, b.length - floatPos);
+                    if (whole > 0 && precision == KvPrecision.F32) {
                         out.asFloatBuffer().put(b, floatPos, whole);
                         out.position(out.position() + whole * Float.BYTES);
                         floatPos += whole;
+                    } else if (whole > 0) {
+                        for (int i = 0; i < whole; i++) {
+                            out.putShort((short) precision.encode(b[floatPos++]));
+                        }
                     } else {
                         pending.clear();
-                        pending.putFloat(0, b[floatPos++]).limit(Float.BYTES);
+                        pending.putInt(0, precision.encode(b[floatPos++])).limit(size);
                     }
                     if (floatPos == b.length) {
                         block++;

@@ -101,6 +101,31 @@ class GgmlDotKernelTest {
         assertEquals(ef, f, 1e-4 * Math.max(1, Math.abs(ef)));
     }
 
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3})
+    void vectorAndScalarUnpackAlike(long seed) {
+        byte[] row = new byte[256];
+        new java.util.Random(seed).nextBytes(row);
+        for (int[] c : new int[][] {{0, 0, -1, 0, 8}, {16, 4, -1, 0, 0}, {0, 0, 128, 0, 32}, {32, 4, 96, 6, 32}}) {
+            float[] a = new float[64];
+            float[] b = new float[64];
+            SCALAR.unpack(row, c[0], c[1], c[2], c[3], c[4], a, 8, 32);
+            VECTOR.unpack(row, c[0], c[1], c[2], c[3], c[4], b, 8, 32);
+            org.junit.jupiter.api.Assertions.assertArrayEquals(a, b, java.util.Arrays.toString(c));
+        }
+        float[] a = new float[40];
+        float[] b = new float[40];
+        SCALAR.unpackQ5(row, 10, a, 4);
+        VECTOR.unpackQ5(row, 10, b, 4);
+        org.junit.jupiter.api.Assertions.assertArrayEquals(a, b, "Q5_0");
+        float[] expanded = new float[32];
+        GgmlDequant.q5_0(java.nio.ByteBuffer.wrap(row).order(java.nio.ByteOrder.LITTLE_ENDIAN), 8, expanded, 0);
+        float d = dev.tandem.engine.HalfFloats.half(GgmlRowDot.int16(row, 8));
+        for (int j = 0; j < 32; j++) {
+            assertEquals(expanded[j], a[4 + j] * d, "Q5_0 value " + j + " is the dequantized one");
+        }
+    }
+
     private static int bits(float f) {
         return Float.floatToRawIntBits(f);
     }

@@ -7,6 +7,8 @@
 //    "greedy": {"prompt": [ID, ...], "n": 64}, -> "greedy": [ID, ...]
 //    "logits": {"tokens": [ID, ...], "from": K, "top": 20}}
 //                                              -> "logits": [[[ID, LOGIT], ...] for positions K.. end]
+//   With "greedy" and "logits": {"top": N} (no tokens), the logits are taken along the prompt and the
+//   greedy continuation, from the prompt's end: one model load for both.
 import { getLlama, LlamaLogLevel } from 'node-llama-cpp';
 
 const request = JSON.parse(await new Promise((resolve) => {
@@ -43,7 +45,9 @@ if (request.greedy) {
   });
 }
 if (request.logits) {
-  const { tokens, from, top } = request.logits;
+  const { top } = request.logits;
+  const tokens = request.logits.tokens ?? [...request.greedy.prompt, ...answer.greedy];
+  const from = request.logits.from ?? request.greedy.prompt.length;
   answer.logits = await withSequence(Math.max(256, tokens.length + 8), async (sequence) => {
     const input = tokens.map((t, i) => (i >= from - 1 ? [t, { generateNext: { logits: true } }] : t));
     const outputs = await sequence.controlledEvaluate(input);

@@ -13,16 +13,7 @@ final class GgmlBlockQuantize {
     private GgmlBlockQuantize() {}
 
     static void q5_0(float[] x, int at, ByteBuffer out) {
-        float amax = 0;
-        float max = 0;
-        for (int j = 0; j < 32; j++) {
-            float v = x[at + j];
-            if (amax < Math.abs(v)) {
-                amax = Math.abs(v);
-                max = v;
-            }
-        }
-        float d = max / -16;
+        float d = GgmlQuantize.signedMax(x, at) / -16;
         float id = d != 0 ? 1.0f / d : 0.0f;
         out.putShort(HalfFloats.toHalf(d));
         int qh = 0;

@@ -43,6 +43,9 @@ interface GgmlDotKernel {
     /** A Q5_0 block's 32 values (its 32 high bits at {@code at}, 16 bytes of nibbles after) into q[o, o + 32). */
     void unpackQ5(byte[] row, int at, float[] q, int o);
 
+    /** {@code n} (a multiple of 8) f16 or bf16 values, little-endian from {@code row[0]}, as floats (exact). */
+    void halves(byte[] row, float[] out, int n, boolean bf16);
+
     String describe();
 
     GgmlDotKernel ACTIVE = select(System.getProperty("tandem.matmul", "auto"));

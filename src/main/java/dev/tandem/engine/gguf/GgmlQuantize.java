@@ -74,7 +74,8 @@ public final class GgmlQuantize {
         }
     }
 
-    private static void q4_0(float[] x, int at, ByteBuffer out) {
+    /** The value of largest magnitude among x[at, at + 32), with its sign (the first of equals). */
+    static float signedMax(float[] x, int at) {
         float amax = 0;
         float max = 0;
         for (int j = 0; j < 32; j++) {
@@ -84,6 +85,11 @@ public final class GgmlQuantize {
                 max = v;
             }
         }
+        return max;
+    }
+
+    private static void q4_0(float[] x, int at, ByteBuffer out) {
+        float max = signedMax(x, at);
         float d = max / -8;
         float id = d != 0 ? 1.0f / d : 0.0f;
         out.putShort(HalfFloats.toHalf(d));

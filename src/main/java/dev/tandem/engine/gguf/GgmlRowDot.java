@@ -49,21 +49,13 @@ final class GgmlRowDot {
     void load(byte[] row) {
         int bb = type.blockBytes();
         switch (type) {
-            case F32 -> {
-                for (int j = 0; j < cols; j++) {
-                    values[j] = Float.intBitsToFloat(int32(row, 4 * j));
-                }
-            }
-            case F16 -> {
-                for (int j = 0; j < cols; j++) {
-                    values[j] = HalfFloats.half(int16(row, 2 * j));
-                }
-            }
-            case BF16 -> {
-                for (int j = 0; j < cols; j++) {
-                    values[j] = HalfFloats.bfloat16(int16(row, 2 * j));
-                }
-            }
+            case F32 ->
+                java.nio.ByteBuffer.wrap(row)
+                        .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                        .asFloatBuffer()
+                        .get(values, 0, cols);
+            case F16 -> KERNEL.halves(row, values, cols, false);
+            case BF16 -> KERNEL.halves(row, values, cols, true);
             case Q8_0 -> {
                 this.row = row; // one vector: multiplied straight from the bytes
                 if (unpack) { // several: the bytes become floats once, not once per vector

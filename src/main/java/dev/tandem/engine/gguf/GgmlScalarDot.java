@@ -128,6 +128,14 @@ final class GgmlScalarDot implements GgmlDotKernel {
     }
 
     @Override
+    public void halves(byte[] row, float[] out, int n, boolean bf16) {
+        for (int j = 0; j < n; j++) {
+            short h = GgmlRowDot.int16(row, 2 * j);
+            out[j] = bf16 ? HalfFloats.bfloat16(h) : HalfFloats.half(h);
+        }
+    }
+
+    @Override
     public float floats(float[] w, float[] x, int n) {
         float[] acc = new float[LANES];
         for (int j = 0; j < n; j += LANES) {

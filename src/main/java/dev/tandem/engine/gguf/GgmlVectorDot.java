@@ -15,6 +15,7 @@ import jdk.incubator.vector.VectorSpecies;
 final class GgmlVectorDot implements GgmlDotKernel {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
     private static final VectorSpecies<Byte> B = ByteVector.SPECIES_64;
+    private static final VectorSpecies<Byte> B128 = ByteVector.SPECIES_128;
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_256;
 
     private GgmlVectorDot() {}
@@ -156,6 +157,36 @@ final class GgmlVectorDot implements GgmlDotKernel {
                             .sub(16)
                             .convert(VectorOperators.I2F, 0))
                     .intoArray(q, o + j + 16);
+        }
+    }
+
+    /**
+     * Eight halves at a time by their bits: normal numbers rebias the exponent, infinities and NaNs keep
+     * their payload, subnormals are their mantissa times 2^-24 (exact), the sign is put back last.
+     */
+    @Override
+    public void halves(byte[] row, float[] out, int n, boolean bf16) {
+        for (int j = 0; j < n; j += LANES) {
+            IntVector h = ((IntVector) ByteVector.fromArray(B128, row, 2 * j)
+                            .reinterpretAsShorts()
+                            .convertShape(VectorOperators.S2I, I, 0))
+                    .and(0xFFFF);
+            IntVector bits;
+            if (bf16) {
+                bits = h.lanewise(VectorOperators.LSHL, 16);
+            } else {
+                IntVector em = h.and(0x7FFF);
+                IntVector normal = em.lanewise(VectorOperators.LSHL, 13).add(0x38000000);
+                IntVector special =
+                        em.and(0x3FF).lanewise(VectorOperators.LSHL, 13).or(0x7F800000);
+                IntVector tiny = ((FloatVector) em.convert(VectorOperators.I2F, 0))
+                        .mul(0x1p-24f)
+                        .reinterpretAsInts();
+                bits = normal.blend(special, em.compare(VectorOperators.GE, 0x7C00))
+                        .blend(tiny, em.compare(VectorOperators.LT, 0x400))
+                        .or(h.and(0x8000).lanewise(VectorOperators.LSHL, 16));
+            }
+            bits.reinterpretAsFloats().intoArray(out, j);
         }
     }
 

@@ -51,12 +51,7 @@ public record GgufVocabularySpec(
                 types[i] = TokenType.NORMAL;
             }
         }
-        tokens[0] = "<unk>";
-        types[0] = TokenType.UNKNOWN;
-        tokens[1] = "<s>";
-        types[1] = TokenType.CONTROL;
-        tokens[2] = "</s>";
-        types[2] = TokenType.CONTROL;
+        llamaSpecials(tokens, types);
         return new GgufVocabularySpec("llama", null, tokens, scores, types, null, 1, 2, true, chatTemplate);
     }
 
@@ -66,17 +61,22 @@ public record GgufVocabularySpec(
         String[] tokens = new String[n];
         float[] scores = new float[n];
         TokenType[] types = new TokenType[n];
+        llamaSpecials(tokens, types);
+        for (int b = 0; b < 256; b++) {
+            tokens[3 + b] = String.format("<0x%02X>", b);
+            types[3 + b] = TokenType.BYTE;
+        }
+        return new GgufVocabularySpec("llama", null, tokens, scores, types, null, 1, 2, true, null);
+    }
+
+    /** Llama 2's three special tokens, first. */
+    private static void llamaSpecials(String[] tokens, TokenType[] types) {
         tokens[0] = "<unk>";
         types[0] = TokenType.UNKNOWN;
         tokens[1] = "<s>";
         types[1] = TokenType.CONTROL;
         tokens[2] = "</s>";
         types[2] = TokenType.CONTROL;
-        for (int b = 0; b < 256; b++) {
-            tokens[3 + b] = String.format("<0x%02X>", b);
-            types[3 + b] = TokenType.BYTE;
-        }
-        return new GgufVocabularySpec("llama", null, tokens, scores, types, null, 1, 2, true, null);
     }
 
     /** Filled up to {@code size} tokens with unused ones (a random model of a real shape keeps its vocabulary size). */

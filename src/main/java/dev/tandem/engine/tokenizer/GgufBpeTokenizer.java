@@ -11,16 +11,14 @@ import java.util.List;
  * rank (the lowest first, the leftmost on ties). With Llama 3's pre-tokenizer a word that is itself a
  * token is taken whole ({@code ignore_merges}).
  */
-public final class GgufBpeTokenizer implements Tokenizer {
-    private final TokenVocabulary vocab;
+public final class GgufBpeTokenizer extends VocabularyTokenizer {
     private final BpePreTokenizer pre;
     private final BpeMerges merges;
     private final int[] byteTokens = new int[256];
-    private final byte[][] pieces;
 
     /** {@code merges}: "left right" in rank order (GGUF's {@code tokenizer.ggml.merges}). */
     public GgufBpeTokenizer(TokenVocabulary vocab, String[] merges, BpePreTokenizer pre) {
-        this.vocab = vocab;
+        super(vocab);
         this.pre = pre;
         int[] left = new int[merges.length];
         int[] right = new int[merges.length];
@@ -47,14 +45,11 @@ public final class GgufBpeTokenizer implements Tokenizer {
         for (int b = 0; b < 256; b++) {
             byteTokens[b] = vocab.id(ByteLevelAlphabet.spell(new byte[] {(byte) b}, 0, 1));
         }
-        this.pieces = new byte[vocab.size()][];
-        for (int i = 0; i < vocab.size(); i++) {
-            pieces[i] = piece(vocab, i);
-        }
     }
 
     /** What llama.cpp's {@code token_to_piece} gives without specials: byte-level text decoded, user-defined as is. */
-    private static byte[] piece(TokenVocabulary vocab, int id) {
+    @Override
+    byte[] piece(TokenVocabulary vocab, int id) {
         String text = vocab.text(id);
         return switch (vocab.type(id)) {
             case NORMAL -> {
@@ -108,41 +103,7 @@ public final class GgufBpeTokenizer implements Tokenizer {
     }
 
     @Override
-    public byte[] decode(int previousToken, int token) {
-        return pieces[vocab.check(token)].clone();
-    }
-
-    @Override
-    public int vocabSize() {
-        return vocab.size();
-    }
-
-    @Override
-    public int bos() {
-        return vocab.bos();
-    }
-
-    @Override
-    public int eos() {
-        return vocab.eos();
-    }
-
-    @Override
-    public int maxTokenBytes() {
-        int max = 1;
-        for (byte[] p : pieces) {
-            max = Math.max(max, p.length);
-        }
-        return max;
-    }
-
-    @Override
-    public boolean isEndOfSequence(int token) {
-        return vocab.endOfGeneration().contains(token);
-    }
-
-    @Override
     public long footprintBytes() {
-        return vocab.footprintBytes() + merges.footprintBytes();
+        return super.footprintBytes() + merges.footprintBytes();
     }
 }

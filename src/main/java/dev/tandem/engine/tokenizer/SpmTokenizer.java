@@ -7,7 +7,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
-import java.util.Set;
 
 /**
  * A SentencePiece vocabulary as llama.cpp tokenizes it ({@code tokenizer.ggml.model = llama}): the text
@@ -16,29 +15,24 @@ import java.util.Set;
  * merge while their concatenation is a token — the best-scoring pair first, the leftmost on ties.
  * Symbols that are no token fall back to their bytes' {@code <0xXX>} tokens.
  */
-public final class SpmTokenizer implements Tokenizer {
+public final class SpmTokenizer extends VocabularyTokenizer {
     private static final String SPACE = "\u2581";
 
-    private final TokenVocabulary vocab;
     private final float[] scores;
     private final boolean addSpacePrefix;
-    private final byte[][] pieces;
     private final int[] byteTokens = new int[256];
 
     public SpmTokenizer(TokenVocabulary vocab, float[] scores, boolean addSpacePrefix) {
-        this.vocab = vocab;
+        super(vocab);
         this.scores = scores.clone();
         this.addSpacePrefix = addSpacePrefix;
-        this.pieces = new byte[vocab.size()][];
-        for (int i = 0; i < vocab.size(); i++) {
-            pieces[i] = piece(vocab, i);
-        }
         for (int b = 0; b < 256; b++) {
             byteTokens[b] = vocab.id(String.format("<0x%02X>", b));
         }
     }
 
-    private static byte[] piece(TokenVocabulary vocab, int id) {
+    @Override
+    byte[] piece(TokenVocabulary vocab, int id) {
         String text = vocab.text(id);
         return switch (vocab.type(id)) {
             case NORMAL, USER_DEFINED -> text.replace(SPACE, " ").getBytes(StandardCharsets.UTF_8);
@@ -170,41 +164,7 @@ public final class SpmTokenizer implements Tokenizer {
     }
 
     @Override
-    public int vocabSize() {
-        return vocab.size();
-    }
-
-    @Override
-    public int bos() {
-        return vocab.bos();
-    }
-
-    @Override
-    public int eos() {
-        return vocab.eos();
-    }
-
-    @Override
-    public int maxTokenBytes() {
-        int max = 1;
-        for (byte[] p : pieces) {
-            max = Math.max(max, p.length);
-        }
-        return max;
-    }
-
-    @Override
-    public boolean isEndOfSequence(int token) {
-        return vocab.endOfGeneration().contains(token);
-    }
-
-    @Override
     public long footprintBytes() {
-        return vocab.footprintBytes() + 4L * scores.length;
-    }
-
-    /** For tests: the tokens that end generation. */
-    Set<Integer> endTokens() {
-        return vocab.endOfGeneration();
+        return super.footprintBytes() + 4L * scores.length;
     }
 }

@@ -126,6 +126,28 @@ class GgmlDotKernelTest {
         }
     }
 
+    @org.junit.jupiter.api.Test
+    void everyHalfAndBfloat16ConvertsExactly() {
+        byte[] row = new byte[2 * 65536];
+        for (int h = 0; h < 65536; h++) {
+            row[2 * h] = (byte) h;
+            row[2 * h + 1] = (byte) (h >> 8);
+        }
+        for (boolean bf16 : new boolean[] {false, true}) {
+            float[] a = new float[65536];
+            float[] b = new float[65536];
+            SCALAR.halves(row, a, 65536, bf16);
+            VECTOR.halves(row, b, 65536, bf16);
+            for (int h = 0; h < 65536; h++) {
+                float expected = bf16
+                        ? dev.tandem.engine.HalfFloats.bfloat16((short) h)
+                        : dev.tandem.engine.HalfFloats.half((short) h);
+                assertEquals(bits(expected), bits(a[h]), "plain, " + (bf16 ? "bf16 " : "f16 ") + h);
+                assertEquals(bits(expected), bits(b[h]), "vector, " + (bf16 ? "bf16 " : "f16 ") + h);
+            }
+        }
+    }
+
     private static int bits(float f) {
         return Float.floatToRawIntBits(f);
     }

@@ -143,12 +143,13 @@ class ArchitectureTest {
                                         "dev.tandem.node..",
                                         "dev.tandem.bench..",
                                         "dev.tandem.engine.reference..",
+                                        "dev.tandem.engine.gguf..",
                                         "dev.tandem.engine.sim..")
                                 .should()
                                 .dependOnClassesThat()
                                 .resideInAnyPackage("dev.tandem.engine.reference..", "dev.tandem.engine.sim..")
-                                .because(
-                                        "node/ chooses the engine (Engines); everything else sees only the Engine interface"),
+                                .because("node/ chooses the engine (Engines); everything else sees only the Engine"
+                                        + " interface (engine/gguf is a model format of the reference engine)"),
                         selfContained(
                                 "dev.tandem.engine.tokenizer",
                                 "tokenizers turn text into tokens and back; engines, routers and workers build on"

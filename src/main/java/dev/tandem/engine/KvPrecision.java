@@ -47,6 +47,17 @@ public enum KvPrecision {
         };
     }
 
+    /** {@code count} values from {@code src} (little-endian, at its position) into dst[at, at + count). */
+    public void decode(java.nio.ByteBuffer src, float[] dst, int at, int count) {
+        if (this == F32) {
+            src.asFloatBuffer().get(dst, at, count);
+            return;
+        }
+        for (int i = 0; i < count; i++) {
+            dst[at + i] = decode(src.getShort(src.position() + 2 * i) & 0xFFFF);
+        }
+    }
+
     public float decode(int bits) {
         return switch (this) {
             case F32 -> Float.intBitsToFloat(bits);

@@ -88,10 +88,10 @@ public final class BpePreTokenizer {
     public List<String> split(String text) {
         int[] cpts = text.codePoints().toArray(); // a lone surrogate stays one code point (Cs: control)
         int[] flags = Arrays.stream(cpts).map(BpeCodepointFlags::of).toArray();
-        Offsets offsets = new Offsets();
+        BpePiece.Offsets offsets = new BpePiece.Offsets();
         offsets.add(cpts.length);
         for (Regex regex : regexes) {
-            Piece piece = new Piece(cpts, flags, new Offsets());
+            BpePiece piece = new BpePiece(cpts, flags, new BpePiece.Offsets());
             int start = 0;
             for (int i = 0; i < offsets.size; i++) {
                 piece.reset(start, start + offsets.lengths[i]);
@@ -120,7 +120,7 @@ public final class BpePreTokenizer {
     }
 
     /** unicode_regex_split_custom_gpt2, one piece of the offsets. */
-    private static void gpt2(Piece p) {
+    private static void gpt2(BpePiece p) {
         for (int pos = p.ini; pos < p.end; /* pos++ */ ) {
             final int cpt = p.cpt(pos);
             final int flags = p.flags(pos);
@@ -166,7 +166,7 @@ public final class BpePreTokenizer {
     }
 
     /** unicode_regex_split_custom_llama3 ({@code \p{N}{1,3}}) or _qwen2 ({@code \p{N}}), one piece. */
-    private static void llama3(Piece p, boolean digitsInThrees) {
+    private static void llama3(BpePiece p, boolean digitsInThrees) {
         for (int pos = p.ini; pos < p.end; /* pos++ */ ) {
             final int cpt = p.cpt(pos);
             final int flags = p.flags(pos);
@@ -228,7 +228,7 @@ public final class BpePreTokenizer {
     }
 
     /** The contraction alternatives: the end of {@code 's|'t|'re|'ve|'m|'ll|'d} at pos, or -1. */
-    private static int contraction(Piece p, int pos, boolean ignoreCase) {
+    private static int contraction(BpePiece p, int pos, boolean ignoreCase) {
         if (p.cpt(pos) == '\'' && pos + 1 < p.end) {
             int cptNext = lower(p.cpt(pos + 1), ignoreCase);
             if (cptNext == 's' || cptNext == 't' || cptNext == 'm' || cptNext == 'd') {
@@ -252,7 +252,7 @@ public final class BpePreTokenizer {
     }
 
     /** The whitespace alternatives ending each custom splitter's loop; returns the next pos. */
-    private static int whitespace(Piece p, int pos, boolean newlineRuns) {
+    private static int whitespace(BpePiece p, int pos, boolean newlineRuns) {
         int numWhitespaces = 0;
         int lastEndROrN = 0;
         while (has(p.flags(pos + numWhitespaces), WHITESPACE)) {
@@ -269,7 +269,7 @@ public final class BpePreTokenizer {
             return pos;
         }
         // regex: \s+(?!\S)
-        if (numWhitespaces > 1 && p.cpt(pos + numWhitespaces) != Piece.OUT_OF_RANGE) {
+        if (numWhitespaces > 1 && p.cpt(pos + numWhitespaces) != BpePiece.OUT_OF_RANGE) {
             pos += numWhitespaces - 1;
             p.addToken(pos);
             return pos;
@@ -291,7 +291,7 @@ public final class BpePreTokenizer {
     }
 
     /** {@code [0-9][0-9][0-9]}: std::wregex on the raw code points, so ASCII digits only. */
-    private static int asciiTriple(Piece p, int pos) {
+    private static int asciiTriple(BpePiece p, int pos) {
         for (int i = pos; i < pos + 3; i++) {
             if (i >= p.end || p.cpts[i] < '0' || p.cpts[i] > '9') {
                 return -1;
@@ -339,67 +339,12 @@ public final class BpePreTokenizer {
     /** One of a type's regexes, applied to one piece of the previous regex's offsets. */
     @FunctionalInterface
     private interface Regex {
-        void split(Piece piece);
+        void split(BpePiece piece);
     }
 
     /** A pattern anchored at pos: the end of its match, or -1. */
     @FunctionalInterface
     private interface Match {
-        int end(Piece piece, int pos);
-    }
-
-    /** llama.cpp's per-offset state: the piece [ini, end) of the text and its _add_token. */
-    private static final class Piece {
-        static final int OUT_OF_RANGE = -1;
-
-        final int[] cpts;
-        final int[] cptFlags;
-        final Offsets out;
-        int ini;
-        int end;
-        int prevEnd;
-
-        Piece(int[] cpts, int[] cptFlags, Offsets out) {
-            this.cpts = cpts;
-            this.cptFlags = cptFlags;
-            this.out = out;
-        }
-
-        void reset(int ini, int end) {
-            this.ini = ini;
-            this.end = end;
-            this.prevEnd = ini;
-        }
-
-        int cpt(int pos) {
-            return ini <= pos && pos < end ? cpts[pos] : OUT_OF_RANGE;
-        }
-
-        /** Outside the piece: no flags at all (llama.cpp's {@code unicode_cpt_flags{}}). */
-        int flags(int pos) {
-            return ini <= pos && pos < end ? cptFlags[pos] : 0;
-        }
-
-        int addToken(int tokenEnd) {
-            int len = tokenEnd - prevEnd;
-            if (len > 0) {
-                out.add(len);
-            }
-            prevEnd = tokenEnd;
-            return len;
-        }
-    }
-
-    /** Word lengths in code points, as llama.cpp's {@code bpe_offsets}. */
-    private static final class Offsets {
-        int[] lengths = new int[16];
-        int size;
-
-        void add(int length) {
-            if (size == lengths.length) {
-                lengths = Arrays.copyOf(lengths, size * 2);
-            }
-            lengths[size++] = length;
-        }
+        int end(BpePiece piece, int pos);
     }
 }

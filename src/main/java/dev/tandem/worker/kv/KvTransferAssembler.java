@@ -370,14 +370,8 @@ public final class KvTransferAssembler {
                 java.util.Arrays.fill(partial, partialFill, partial.length, (byte) 0);
                 return;
             }
-            ByteBuffer values = ByteBuffer.wrap(window, off, whole * size).order(ByteOrder.LITTLE_ENDIAN);
-            if (precision == KvPrecision.F32) {
-                values.asFloatBuffer().get(block, floatPos, whole);
-            } else {
-                for (int i = 0; i < whole; i++) {
-                    block[floatPos + i] = precision.decode(values.getShort(off + 2 * i) & 0xFFFF);
-                }
-            }
+            precision.decode(
+                    ByteBuffer.wrap(window, off, whole * size).order(ByteOrder.LITTLE_ENDIAN), block, floatPos, whole);
             floatPos += whole;
             off += whole * size;
         }

@@ -8,7 +8,6 @@ import dev.tandem.HttpTestClient;
 import dev.tandem.engine.Engine;
 import dev.tandem.engine.gguf.GgmlType;
 import dev.tandem.engine.gguf.GgufModel;
-import dev.tandem.engine.gguf.GgufVocabularySpec;
 import dev.tandem.engine.gguf.LlamaCpp;
 import dev.tandem.engine.gguf.ModelShape;
 import dev.tandem.engine.gguf.RandomGgufModel;
@@ -57,7 +56,7 @@ class GgufClusterIT extends ClusterIT {
         new RandomGgufModel(
                         ModelShape.SMOLLM2_135M.scaled(4, 32000, 4096),
                         GgmlType.F16,
-                        GgufVocabularySpec.fromLlama2c(Path.of("../shared/data/llama2c/tokenizer.bin"), null),
+                        dev.tandem.engine.gguf.TestVocabularies.named("spm-test"),
                         31)
                 .write(model);
         Engine engine = GgufModel.load(model, 16);

@@ -36,7 +36,11 @@ public record GgufVocabularySpec(
      * {@code ▁}, {@code <unk>}, {@code <s>} and {@code </s>} for its first three pieces, byte tokens typed BYTE.
      */
     public static GgufVocabularySpec fromLlama2c(Path tokenizerBin, String chatTemplate) throws IOException {
-        Llama2cTokenizer t = Llama2cTokenizer.load(tokenizerBin);
+        return fromLlama2c(Llama2cTokenizer.load(tokenizerBin), chatTemplate);
+    }
+
+    /** A llama2.c vocabulary (its first three pieces the specials, then the 256 bytes) as GGUF states it. */
+    public static GgufVocabularySpec fromLlama2c(Llama2cTokenizer t, String chatTemplate) {
         int n = t.vocabSize();
         String[] tokens = new String[n];
         float[] scores = new float[n];

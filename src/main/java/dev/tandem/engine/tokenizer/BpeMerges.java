@@ -34,6 +34,18 @@ final class BpeMerges {
         }
     }
 
+    /** The merges as (left, right) id pairs in rank order, each {@code left << 32 | right}; -1 for a rank whose pair ranked earlier. */
+    long[] pairsByRank() {
+        long[] pairs = new long[results.length];
+        Arrays.fill(pairs, EMPTY);
+        for (int slot = 0; slot < keys.length; slot++) {
+            if (keys[slot] != EMPTY) {
+                pairs[ranks[slot]] = keys[slot];
+            }
+        }
+        return pairs;
+    }
+
     int size() {
         return results.length;
     }

@@ -102,6 +102,45 @@ public final class GgufBpeTokenizer extends VocabularyTokenizer {
         }
     }
 
+    /** The vocabulary, pre-tokenizer and merges (as id pairs) as bytes, for {@link TokenizerImages}. */
+    byte[] image() throws java.io.IOException {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.DataOutputStream out = new java.io.DataOutputStream(bytes);
+        vocab.write(out);
+        out.writeUTF(pre.name());
+        long[] pairs = merges.pairsByRank();
+        out.writeInt(pairs.length);
+        for (long pair : pairs) {
+            out.writeLong(pair);
+        }
+        out.flush();
+        return bytes.toByteArray();
+    }
+
+    static GgufBpeTokenizer readImage(java.io.DataInputStream in) throws java.io.IOException {
+        TokenVocabulary vocab = TokenVocabulary.read(in);
+        BpePreTokenizer pre;
+        try {
+            pre = BpePreTokenizer.named(in.readUTF());
+        } catch (IllegalArgumentException e) {
+            throw new java.io.IOException(e.getMessage(), e);
+        }
+        int n = in.readInt();
+        if (n < 0 || n > 1 << 24) {
+            throw new java.io.IOException(n + " merges");
+        }
+        List<String> merges = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            long pair = in.readLong();
+            int left = (int) (pair >>> 32);
+            int right = (int) pair;
+            if (pair != -1L && left >= 0 && left < vocab.size() && right >= 0 && right < vocab.size()) {
+                merges.add(vocab.text(left) + " " + vocab.text(right));
+            }
+        }
+        return new GgufBpeTokenizer(vocab, merges.toArray(String[]::new), pre);
+    }
+
     @Override
     public long footprintBytes() {
         return super.footprintBytes() + merges.footprintBytes();

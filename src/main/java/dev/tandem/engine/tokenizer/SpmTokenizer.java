@@ -167,4 +167,26 @@ public final class SpmTokenizer extends VocabularyTokenizer {
     public long footprintBytes() {
         return super.footprintBytes() + 4L * scores.length;
     }
+
+    /** The vocabulary, scores and space-prefix rule as bytes: what a router that never loaded the model reads. */
+    byte[] image() throws java.io.IOException {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.DataOutputStream out = new java.io.DataOutputStream(bytes);
+        vocab.write(out);
+        for (float score : scores) {
+            out.writeFloat(score);
+        }
+        out.writeBoolean(addSpacePrefix);
+        out.flush();
+        return bytes.toByteArray();
+    }
+
+    static SpmTokenizer readImage(java.io.DataInputStream in) throws java.io.IOException {
+        TokenVocabulary vocab = TokenVocabulary.read(in);
+        float[] scores = new float[vocab.size()];
+        for (int i = 0; i < scores.length; i++) {
+            scores[i] = in.readFloat();
+        }
+        return new SpmTokenizer(vocab, scores, in.readBoolean());
+    }
 }

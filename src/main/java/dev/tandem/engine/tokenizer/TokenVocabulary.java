@@ -49,6 +49,7 @@ public final class TokenVocabulary {
     private final Map<String, Integer> ids;
     private final int bos;
     private final int eos;
+    private final int eot;
     private final boolean addBos;
     private final Set<Integer> endOfGeneration;
     private final int[] specials; // longest text first
@@ -68,6 +69,7 @@ public final class TokenVocabulary {
         }
         this.bos = checkOptional(bos, "BOS");
         this.eos = checkOptional(eos, "EOS");
+        this.eot = eot;
         this.addBos = addBos;
         Set<Integer> end = new HashSet<>();
         for (int t : new int[] {eos, checkOptional(eot, "EOT")}) {
@@ -167,6 +169,37 @@ public final class TokenVocabulary {
 
     public Set<Integer> endOfGeneration() {
         return endOfGeneration;
+    }
+
+    /** The vocabulary as bytes, for {@link TokenizerImages}; {@link #read} gives an equal one back. */
+    void write(java.io.DataOutputStream out) throws java.io.IOException {
+        out.writeInt(texts.length);
+        for (int i = 0; i < texts.length; i++) {
+            out.writeUTF(texts[i]);
+            out.writeByte(types[i].ordinal());
+        }
+        out.writeInt(bos);
+        out.writeInt(eos);
+        out.writeInt(eot);
+        out.writeBoolean(addBos);
+    }
+
+    static TokenVocabulary read(java.io.DataInputStream in) throws java.io.IOException {
+        int n = in.readInt();
+        if (n <= 0 || n > 1 << 24) {
+            throw new java.io.IOException("a vocabulary of " + n + " tokens");
+        }
+        String[] texts = new String[n];
+        TokenType[] types = new TokenType[n];
+        for (int i = 0; i < n; i++) {
+            texts[i] = in.readUTF();
+            types[i] = TokenType.of(in.readByte());
+        }
+        try {
+            return new TokenVocabulary(texts, types, in.readInt(), in.readInt(), in.readInt(), in.readBoolean());
+        } catch (IllegalArgumentException e) {
+            throw new java.io.IOException(e.getMessage(), e);
+        }
     }
 
     int check(int token) {

@@ -7,12 +7,17 @@ import java.util.Arrays;
 /**
  * A tokenizer as bytes, so that a router can tokenize for a model it never loaded: a tag naming the
  * kind ({@code TTK1 byte} for the byte tokenizer, {@code TTK1 llama2c} followed by the
- * {@code tokenizer.bin} image), read back by {@link #read}. The image carries the vocabulary only;
+ * {@code tokenizer.bin} image, {@code TTK1 spm} and {@code TTK1 bpe} for a GGUF file's vocabularies),
+ * read back by {@link #read}. The image carries the vocabulary only;
  * whoever reads one checks it against the {@link dev.tandem.engine.tokenizer.TokenizerIdentity} it was filed under.
  */
 public final class TokenizerImages {
     private static final byte[] BYTE = "TTK1 byte\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] LLAMA2C = "TTK1 llama2c\n".getBytes(StandardCharsets.US_ASCII);
+    /** A GGUF file's vocabularies: SentencePiece, byte-level BPE. */
+    private static final byte[] SPM = "TTK1 spm\n".getBytes(StandardCharsets.US_ASCII);
+
+    private static final byte[] BPE = "TTK1 bpe\n".getBytes(StandardCharsets.US_ASCII);
     /** An upstream server's vocabulary and where its /tokenize is (engine openai). */
     private static final byte[] UPSTREAM = "TTK1 upstream\n".getBytes(StandardCharsets.US_ASCII);
 
@@ -32,6 +37,16 @@ public final class TokenizerImages {
         if (tokenizer instanceof UpstreamTokenizer t) {
             return concat(UPSTREAM, t.image());
         }
+        try {
+            if (tokenizer instanceof SpmTokenizer t) {
+                return concat(SPM, t.image());
+            }
+            if (tokenizer instanceof GgufBpeTokenizer t) {
+                return concat(BPE, t.image());
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e); // writing to memory
+        }
         throw new IllegalArgumentException(
                 "no image format for a " + tokenizer.getClass().getSimpleName());
     }
@@ -48,7 +63,17 @@ public final class TokenizerImages {
         if (startsWith(image, UPSTREAM)) {
             return UpstreamTokenizer.read(Arrays.copyOfRange(image, UPSTREAM.length, image.length));
         }
+        if (startsWith(image, SPM)) {
+            return SpmTokenizer.readImage(stream(image, SPM.length));
+        }
+        if (startsWith(image, BPE)) {
+            return GgufBpeTokenizer.readImage(stream(image, BPE.length));
+        }
         throw new IOException("not a tokenizer image (" + image.length + " bytes of an unknown kind)");
+    }
+
+    private static java.io.DataInputStream stream(byte[] image, int from) {
+        return new java.io.DataInputStream(new java.io.ByteArrayInputStream(image, from, image.length - from));
     }
 
     private static byte[] concat(byte[] tag, byte[] image) {

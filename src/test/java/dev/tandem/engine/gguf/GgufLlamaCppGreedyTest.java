@@ -27,7 +27,6 @@ import org.junit.jupiter.params.provider.CsvSource;
  * token agrees at ≥ 99% of all positions, and the largest logit difference is reported per model.
  */
 class GgufLlamaCppGreedyTest {
-    private static final Path TOKENIZER = Path.of("../shared/data/llama2c/tokenizer.bin");
     private static final String PROMPT = "Once upon a time, a little robot named Tandem wanted to learn how to paint.";
     private static final int STEPS = 64;
     private static final List<String> REPORT = new ArrayList<>();
@@ -56,7 +55,7 @@ class GgufLlamaCppGreedyTest {
         new RandomGgufModel(
                         ModelShape.named(shape).scaled(layers, 32000, 4096),
                         RandomGgufModel.parseType(type),
-                        GgufVocabularySpec.fromLlama2c(TOKENIZER, null),
+                        TestVocabularies.named("spm-test"),
                         31)
                 .write(model);
         Engine engine = GgufModel.load(model, 16);

@@ -26,7 +26,9 @@ class GgufTokenizerOracleTest {
     Path dir;
 
     @ParameterizedTest
-    @ValueSource(strings = {"spm-llama2", "bpe-llama-bpe", "bpe-qwen2", "bpe-smollm", "bpe-default", "bpe-gpt-2"})
+    @ValueSource(
+            strings = {"spm-test", "spm-llama2", "bpe-llama-bpe", "bpe-qwen2", "bpe-smollm", "bpe-default", "bpe-gpt-2"
+            })
     void tokenizesLikeLlamaCpp(String vocabulary) throws Exception {
         Path model = dir.resolve(vocabulary + ".gguf");
         new RandomGgufModel(

@@ -12,12 +12,16 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The vocabularies the oracle tests write into GGUF files, by name: llama2.c's SentencePiece vocabulary,
+ * The vocabularies the oracle tests write into GGUF files, by name: llama2.c's SentencePiece vocabulary
+ * (from shared/, when there), the tests' own small SentencePiece vocabulary,
  * or a byte-level BPE vocabulary learned here from the project's docs (1,500 merges) with the special
  * tokens of ChatML and Llama 3, under a given pre-tokenizer name ({@code bpe-<pre>}).
  */
-final class TestVocabularies {
-    static final Path LLAMA2_TOKENIZER = Path.of("../shared/data/llama2c/tokenizer.bin");
+public final class TestVocabularies {
+    /** shared/ beside the checkout, as Llama2cTokenizerTest finds it; tests that need it skip without it. */
+    static final Path LLAMA2_TOKENIZER =
+            Path.of(System.getProperty("tandem.shared", "../shared"), "data", "llama2c", "tokenizer.bin");
+
     private static final int MERGES = 1500;
     private static final String[] SPECIALS = {
         "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|begin_of_text|>", "<|eot_id|>"
@@ -25,14 +29,46 @@ final class TestVocabularies {
 
     private TestVocabularies() {}
 
-    static GgufVocabularySpec named(String name) throws IOException {
+    public static GgufVocabularySpec named(String name) throws IOException {
         if (name.equals("spm-llama2")) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(
+                    Files.isRegularFile(LLAMA2_TOKENIZER), "no " + LLAMA2_TOKENIZER.toAbsolutePath());
             return GgufVocabularySpec.fromLlama2c(LLAMA2_TOKENIZER, null);
+        }
+        if (name.equals("spm-test")) {
+            return unique(GgufVocabularySpec.fromLlama2c(dev.tandem.engine.tokenizer.TestTokenizers.llama2c(), null));
         }
         if (name.startsWith("bpe-")) {
             return byteLevelBpe(name.substring(4));
         }
         throw new IllegalArgumentException(name);
+    }
+
+    /**
+     * The test vocabulary repeats {@code <s>} and {@code </s>} as ordinary pieces; llama.cpp refuses a
+     * vocabulary with a text twice, so the repeats become unused tokens of their own.
+     */
+    private static GgufVocabularySpec unique(GgufVocabularySpec v) {
+        String[] tokens = v.tokens().clone();
+        TokenType[] types = v.types().clone();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int i = 0; i < tokens.length; i++) {
+            if (!seen.add(tokens[i])) {
+                tokens[i] = "<repeat" + i + ">";
+                types[i] = TokenType.UNUSED;
+            }
+        }
+        return new GgufVocabularySpec(
+                v.model(),
+                v.pre(),
+                tokens,
+                v.scores(),
+                types,
+                v.merges(),
+                v.bos(),
+                v.eos(),
+                v.addBos(),
+                v.chatTemplate());
     }
 
     /** A tiny model around the vocabulary: tokenizer tests need a loadable file, not a real width. */

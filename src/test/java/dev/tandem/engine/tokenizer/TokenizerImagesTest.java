@@ -19,7 +19,52 @@ import org.junit.jupiter.params.provider.MethodSource;
 class TokenizerImagesTest {
 
     static Stream<Tokenizer> tokenizers() {
-        return Stream.of(ByteTokenizer.INSTANCE, TestTokenizers.llama2c());
+        return Stream.of(ByteTokenizer.INSTANCE, TestTokenizers.llama2c(), ggufSpm(), ggufBpe());
+    }
+
+    /** A GGUF SentencePiece vocabulary: llama2.c's pieces with ▁ for spaces, its specials typed. */
+    static SpmTokenizer ggufSpm() {
+        Llama2cTokenizer t = TestTokenizers.llama2c();
+        int n = t.vocabSize();
+        String[] texts = new String[n];
+        TokenVocabulary.TokenType[] types = new TokenVocabulary.TokenType[n];
+        float[] scores = new float[n];
+        for (int i = 0; i < n; i++) {
+            scores[i] = t.score(i);
+            boolean isByte = i >= 3 && i < 259;
+            texts[i] = isByte
+                    ? String.format("<0x%02X>", i - 3)
+                    : new String(t.piece(i), StandardCharsets.UTF_8).replace(' ', '\u2581');
+            types[i] = isByte ? TokenVocabulary.TokenType.BYTE : TokenVocabulary.TokenType.NORMAL;
+        }
+        texts[0] = "<unk>";
+        texts[1] = "<s>";
+        texts[2] = "</s>";
+        types[0] = TokenVocabulary.TokenType.UNKNOWN;
+        types[1] = TokenVocabulary.TokenType.CONTROL;
+        types[2] = TokenVocabulary.TokenType.CONTROL;
+        return new SpmTokenizer(new TokenVocabulary(texts, types, 1, 2, -1, true), scores, true);
+    }
+
+    /** A GGUF byte-level BPE vocabulary: the 256 byte symbols, a few merges, ChatML's specials. */
+    static GgufBpeTokenizer ggufBpe() {
+        java.util.List<String> texts = new java.util.ArrayList<>();
+        for (int b = 0; b < 256; b++) {
+            texts.add(ByteLevelAlphabet.spell(new byte[] {(byte) b}, 0, 1));
+        }
+        String[] merges = {"t h", "th e", "Ġ th", "Ġth e", "o n", "Ġ on", "Ġon ce"};
+        for (String m : merges) {
+            texts.add(m.replace(" ", ""));
+        }
+        texts.add("<|im_start|>");
+        texts.add("<|im_end|>");
+        TokenVocabulary.TokenType[] types = new TokenVocabulary.TokenType[texts.size()];
+        java.util.Arrays.fill(types, TokenVocabulary.TokenType.NORMAL);
+        types[texts.size() - 2] = TokenVocabulary.TokenType.CONTROL;
+        types[texts.size() - 1] = TokenVocabulary.TokenType.CONTROL;
+        TokenVocabulary vocab =
+                new TokenVocabulary(texts.toArray(String[]::new), types, -1, texts.size() - 1, -1, false);
+        return new GgufBpeTokenizer(vocab, merges, BpePreTokenizer.named("qwen2"));
     }
 
     @ParameterizedTest
@@ -53,7 +98,13 @@ class TokenizerImagesTest {
 
     static Stream<byte[]> malformed() {
         byte[] good = TokenizerImages.of(TestTokenizers.llama2c());
+        byte[] spm = TokenizerImages.of(ggufSpm());
+        byte[] bpe = TokenizerImages.of(ggufBpe());
         return Stream.of(
+                Arrays.copyOf(spm, spm.length - 1),
+                Arrays.copyOf(bpe, bpe.length / 2),
+                "TTK1 spm\n".getBytes(StandardCharsets.US_ASCII),
+                "TTK1 bpe\n\0\0\0\0".getBytes(StandardCharsets.US_ASCII),
                 new byte[0],
                 "TTK1 byte\nextra".getBytes(StandardCharsets.US_ASCII),
                 "TTK1 sentencepiece\n".getBytes(StandardCharsets.US_ASCII),

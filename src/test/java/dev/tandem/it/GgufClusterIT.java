@@ -54,7 +54,7 @@ class GgufClusterIT extends ClusterIT {
         model = Path.of("target/it-models/gguf-cluster.gguf").toAbsolutePath();
         Files.createDirectories(model.getParent());
         new RandomGgufModel(
-                        ModelShape.SMOLLM2_135M.scaled(4, 32000, 4096),
+                        ModelShape.SMOLLM2_135M.scaled(4, 4096, 4096),
                         GgmlType.F16,
                         dev.tandem.engine.gguf.TestVocabularies.named("spm-test"),
                         31)

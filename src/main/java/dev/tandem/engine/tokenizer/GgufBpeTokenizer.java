@@ -62,21 +62,10 @@ public final class GgufBpeTokenizer extends VocabularyTokenizer {
     }
 
     @Override
-    public int[] encode(String text, boolean addBos) {
-        List<Integer> out = new ArrayList<>();
-        if (addBos && vocab.addBos() && vocab.bos() >= 0) {
-            out.add(vocab.bos());
+    void encodeRaw(String text, boolean afterSpecial, List<Integer> out) {
+        for (String word : pre.split(text)) {
+            encodeWord(word.getBytes(StandardCharsets.UTF_8), out);
         }
-        for (TokenVocabulary.Fragment f : vocab.splitSpecial(text)) {
-            if (f.token() >= 0) {
-                out.add(f.token());
-                continue;
-            }
-            for (String word : pre.split(f.text())) {
-                encodeWord(word.getBytes(StandardCharsets.UTF_8), out);
-            }
-        }
-        return out.stream().mapToInt(Integer::intValue).toArray();
     }
 
     private void encodeWord(byte[] bytes, List<Integer> out) {

@@ -1,7 +1,6 @@
 package dev.tandem.engine.tokenizer;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -43,23 +42,9 @@ public final class SpmTokenizer extends VocabularyTokenizer {
     }
 
     @Override
-    public int[] encode(String text, boolean addBos) {
-        List<Integer> out = new ArrayList<>();
-        if (addBos && vocab.addBos() && vocab.bos() >= 0) {
-            out.add(vocab.bos());
-        }
-        boolean afterSpecial = true;
-        for (TokenVocabulary.Fragment f : vocab.splitSpecial(text)) {
-            if (f.token() >= 0) {
-                out.add(f.token());
-                afterSpecial = true;
-                continue;
-            }
-            String raw = (addSpacePrefix && afterSpecial ? " " : "") + f.text();
-            tokenize(raw.replace(" ", SPACE), out);
-            afterSpecial = false;
-        }
-        return out.stream().mapToInt(Integer::intValue).toArray();
+    void encodeRaw(String text, boolean afterSpecial, List<Integer> out) {
+        String raw = (addSpacePrefix && afterSpecial ? " " : "") + text;
+        tokenize(raw.replace(" ", SPACE), out);
     }
 
     /** One merge candidate: the symbols {@code left} and {@code right}, {@code size} bytes together. */

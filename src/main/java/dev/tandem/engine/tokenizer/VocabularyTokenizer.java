@@ -25,6 +25,29 @@ abstract class VocabularyTokenizer implements Tokenizer {
     /** Token {@code id}'s bytes as llama.cpp's {@code token_to_piece} gives them without specials. */
     abstract byte[] piece(TokenVocabulary vocab, int id);
 
+    /** A piece of raw text (no special token in it) into {@code out}; {@code afterSpecial} at the start too. */
+    abstract void encodeRaw(String text, boolean afterSpecial, java.util.List<Integer> out);
+
+    /** llama.cpp's order: BOS when the model adds one, then the text cut at special tokens, each raw piece encoded. */
+    @Override
+    public int[] encode(String text, boolean addBos) {
+        java.util.List<Integer> out = new java.util.ArrayList<>();
+        if (addBos && vocab.addBos() && vocab.bos() >= 0) {
+            out.add(vocab.bos());
+        }
+        boolean afterSpecial = true;
+        for (TokenVocabulary.Fragment f : vocab.splitSpecial(text)) {
+            if (f.token() >= 0) {
+                out.add(f.token());
+                afterSpecial = true;
+            } else {
+                encodeRaw(f.text(), afterSpecial, out);
+                afterSpecial = false;
+            }
+        }
+        return out.stream().mapToInt(Integer::intValue).toArray();
+    }
+
     @Override
     public byte[] decode(int previousToken, int token) {
         return pieces[vocab.check(token)].clone();

@@ -53,7 +53,7 @@ class GgufLlamaCppGreedyTest {
     void greedyContinuationFollowsLlamaCpp(String shape, int layers, String type) throws Exception {
         Path model = dir.resolve(shape + "-" + layers + "-" + type + ".gguf");
         new RandomGgufModel(
-                        ModelShape.named(shape).scaled(layers, 32000, 4096),
+                        ModelShape.named(shape).scaled(layers, 4096, 4096),
                         RandomGgufModel.parseType(type),
                         TestVocabularies.named("spm-test"),
                         31)

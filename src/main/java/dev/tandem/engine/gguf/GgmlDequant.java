@@ -76,14 +76,15 @@ public final class GgmlDequant {
     static void q4_K(ByteBuffer x, int at, float[] y, int o) {
         float d = HalfFloats.half(x.getShort(at));
         float min = HalfFloats.half(x.getShort(at + 2));
-        int scales = at + 4;
+        byte[] sc = new byte[12];
+        x.get(at + 4, sc);
         int q = at + 16;
         int is = 0;
         for (int j = 0; j < 256; j += 64) {
-            float d1 = d * scale(x, scales, is);
-            float m1 = min * mins(x, scales, is);
-            float d2 = d * scale(x, scales, is + 1);
-            float m2 = min * mins(x, scales, is + 1);
+            float d1 = d * GgmlKQuants.scale(sc, 0, is);
+            float m1 = min * GgmlKQuants.min(sc, 0, is);
+            float d2 = d * GgmlKQuants.scale(sc, 0, is + 1);
+            float m2 = min * GgmlKQuants.min(sc, 0, is + 1);
             for (int l = 0; l < 32; l++) {
                 y[o + j + l] = d1 * (x.get(q + l) & 0x0F) - m1;
             }
@@ -93,22 +94,6 @@ public final class GgmlDequant {
             q += 32;
             is += 2;
         }
-    }
-
-    /** {@code get_scale_min_k4}'s scale: 6 bits, the upper pairs' high bits borrowed from the first bytes. */
-    static int scale(ByteBuffer x, int scales, int j) {
-        if (j < 4) {
-            return x.get(scales + j) & 63;
-        }
-        return (x.get(scales + j + 4) & 0x0F) | (((x.get(scales + j - 4) & 0xFF) >>> 6) << 4);
-    }
-
-    /** {@code get_scale_min_k4}'s min. */
-    static int mins(ByteBuffer x, int scales, int j) {
-        if (j < 4) {
-            return x.get(scales + j + 4) & 63;
-        }
-        return ((x.get(scales + j + 4) & 0xFF) >>> 4) | (((x.get(scales + j) & 0xFF) >>> 6) << 4);
     }
 
     /**

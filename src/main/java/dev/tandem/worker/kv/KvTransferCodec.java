@@ -35,7 +35,6 @@ public final class KvTransferCodec {
     /** The sequence's tokens travel along and the first {@code startBlock} blocks do not. */
     public static final int VERSION_INCREMENTAL = 2;
 
-    public static final int DTYPE_FLOAT32 = KvPrecision.F32.dtype();
     public static final int HEADER_BYTES = 40;
     public static final int TRAILER_BYTES = 4;
     /** Smallest chunk accepted by {@link #encode}: the header always fits in the first chunk. */

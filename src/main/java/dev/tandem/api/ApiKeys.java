@@ -24,15 +24,22 @@ public final class ApiKeys {
 
     /** Is {@code authorization} ({@code Bearer <key>}, the scheme in any case) one of the keys? */
     public boolean accepts(String authorization) {
+        return match(authorization) >= 0;
+    }
+
+    /** Which key {@code authorization} carries (its index in the configured list), or -1. Every key is compared. */
+    public int match(String authorization) {
         if (authorization == null || !authorization.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) {
-            return false;
+            return -1;
         }
         byte[] given = digest(authorization.substring(PREFIX.length()).trim());
-        boolean ok = false;
-        for (byte[] key : keyDigests) {
-            ok |= MessageDigest.isEqual(key, given);
+        int found = -1;
+        for (int i = 0; i < keyDigests.size(); i++) {
+            if (MessageDigest.isEqual(keyDigests.get(i), given)) {
+                found = i;
+            }
         }
-        return ok;
+        return found;
     }
 
     private static byte[] digest(String key) {

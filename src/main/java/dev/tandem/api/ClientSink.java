@@ -37,6 +37,13 @@ public abstract class ClientSink implements TokenSink {
     }
 
     @Override
+    public final void onRateLimits(java.util.Map<String, String> headers) {
+        if (!ended && !headers.isEmpty()) {
+            rateLimits(headers);
+        }
+    }
+
+    @Override
     public final void onTokens(int[] tokenIds, String text) {
         if (ended || (tokenIds.length == 0 && text.isEmpty())) {
             return;
@@ -99,6 +106,9 @@ public abstract class ClientSink implements TokenSink {
 
     /** The request has an id and its workers. */
     protected void accepted(long requestId, String prefillWorker, String decodeWorker) {}
+
+    /** The tenant's rate-limit headers; transports with response headers send them. */
+    protected void rateLimits(java.util.Map<String, String> headers) {}
 
     /** Generated tokens and the text now complete; never both empty. */
     protected abstract void tokens(int[] tokenIds, String text);

@@ -24,5 +24,11 @@ public final class ClusterNames {
      */
     public static final String MODELS = "tandem.models";
 
+    /**
+     * IMap {@code minute|tenant} → requests and tokens a tenant used in that clock minute, over every router
+     * replica ({@code HazelcastTenantQuotas}); entries expire two minutes after their last change.
+     */
+    public static final String QUOTAS = "tandem.quotas";
+
     private ClusterNames() {}
 }

@@ -37,6 +37,8 @@ public final class HazelcastConfigFactory {
                 .setInMemoryFormat(InMemoryFormat.OBJECT)
                 .setBackupCount(1));
         config.addMapConfig(affinityMap(router));
+        // A minute's counters are done with when the minute is; two more keep a late give-back harmless.
+        config.addMapConfig(new MapConfig(ClusterNames.QUOTAS).setBackupCount(1).setTimeToLiveSeconds(180));
         if (!cluster.hazelcastConfig().isBlank()) {
             return withFile(config, cluster.hazelcastConfig());
         }

@@ -251,6 +251,22 @@ final class ConfigSection {
         throw new ConfigException("'" + key(name) + "' must be a name or a mapping");
     }
 
+    /**
+     * An {@code http.api-keys} entry given as a string, {@code KEY[:name=value...]}, as the mapping it stands
+     * for; a mapping as it is.
+     */
+    ConfigSection expandKeyString() {
+        if (json.size() == 1 && json.getValue("key") instanceof String k && k.contains(":")) {
+            return new ConfigSection(path, ApiKeySpec.parse(k));
+        }
+        return this;
+    }
+
+    /** The keys this section holds, in order (a mapping of names to sections, such as {@code tenants}). */
+    List<String> names() {
+        return List.copyOf(json.fieldNames());
+    }
+
     boolean has(String name) {
         return json.containsKey(name);
     }

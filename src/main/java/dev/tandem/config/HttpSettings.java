@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * The router's HTTP listener.
  *
- * @param apiKeys when not empty, {@code /v1/*} and {@code /admin/*} require {@code Authorization: Bearer <one of
+ * @param keys when not empty ({@code http.api-keys}, see {@link ApiKeySpec}), {@code /v1/*} and {@code /admin/*} require {@code Authorization: Bearer <one of
  *                them>}, and SockJS and TCP bridge frames carry that value in their own headers
  * @param idleTimeoutMs a connection (HTTP, SSE, WebSocket, SockJS) with no byte read or written for this long
  *                is closed; 0 = never
@@ -18,7 +18,7 @@ public record HttpSettings(
         String host,
         int port,
         long maxBodyBytes,
-        List<String> apiKeys,
+        List<ApiKeySpec> keys,
         long idleTimeoutMs,
         long requestReadTimeoutMs,
         boolean metricsPublic) {
@@ -28,18 +28,32 @@ public record HttpSettings(
                 s.string("host", "127.0.0.1"),
                 s.integer("port", 8080, 0, 65535),
                 s.integer("max-body-bytes", 1L << 20, 1024, 1L << 30),
-                List.copyOf(s.strings("api-keys")),
+                apiKeys(s),
                 s.integer("idle-timeout-ms", 120_000L, 0, 86_400_000L),
                 s.integer("request-read-timeout-ms", 30_000L, 0, 3_600_000L),
                 s.bool("metrics-public", true));
         s.rejectUnknownKeys();
-        if (h.apiKeys.stream().anyMatch(String::isBlank)) {
-            throw new ConfigException("'http.api-keys' must not contain empty keys");
-        }
         return h;
     }
 
+    /** The keys alone, for the checks that only ask whether a key is one of them. */
+    public List<String> apiKeys() {
+        return keys.stream().map(ApiKeySpec::key).toList();
+    }
+
+    /** Entries are keys, {@code KEY:tenant=T:...} strings, or mappings ({@link ApiKeySpec}). */
+    private static List<ApiKeySpec> apiKeys(ConfigSection s) {
+        List<ApiKeySpec> out = new java.util.ArrayList<>();
+        for (ConfigSection entry : s.namesOrSections("api-keys", "key")) {
+            out.add(ApiKeySpec.read(entry.expandKeyString()));
+        }
+        if (out.stream().map(ApiKeySpec::key).distinct().count() != out.size()) {
+            throw new ConfigException("'http.api-keys' lists a key twice");
+        }
+        return List.copyOf(out);
+    }
+
     public HttpSettings withPort(int port) {
-        return new HttpSettings(host, port, maxBodyBytes, apiKeys, idleTimeoutMs, requestReadTimeoutMs, metricsPublic);
+        return new HttpSettings(host, port, maxBodyBytes, keys, idleTimeoutMs, requestReadTimeoutMs, metricsPublic);
     }
 }

@@ -18,7 +18,8 @@ public record TandemConfig(
         WorkerSettings worker,
         RouterSettings router,
         MemorySettings memory,
-        EmbeddedSettings embedded) {
+        EmbeddedSettings embedded,
+        FlowControlSettings flowControl) {
 
     /** How many workers {@code tandem all} starts in its one JVM. */
     public record EmbeddedSettings(int prefillWorkers, int decodeWorkers) {
@@ -46,7 +47,8 @@ public record TandemConfig(
                 WorkerSettings.read(root.section("worker")),
                 RouterSettings.read(root.section("router")),
                 MemorySettings.read(root.section("memory")),
-                EmbeddedSettings.read(root.section("embedded")));
+                EmbeddedSettings.read(root.section("embedded")),
+                FlowControlSettings.read(root.section("flow-control")));
         root.rejectUnknownKeys();
         return config;
     }
@@ -56,26 +58,37 @@ public record TandemConfig(
     }
 
     public TandemConfig withHttp(HttpSettings http) {
-        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, memory, embedded);
+        return new TandemConfig(
+                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
     }
 
     public TandemConfig withBridge(BridgeSettings bridge) {
-        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, memory, embedded);
+        return new TandemConfig(
+                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
     }
 
     public TandemConfig withWorkerBridge(WorkerBridgeSettings workerBridge) {
-        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, memory, embedded);
+        return new TandemConfig(
+                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
     }
 
     public TandemConfig withCluster(ClusterSettings cluster) {
-        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, memory, embedded);
+        return new TandemConfig(
+                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
     }
 
     public TandemConfig withModel(ModelSettings model) {
-        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, memory, embedded);
+        return new TandemConfig(
+                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
     }
 
     public TandemConfig withWorker(WorkerSettings worker) {
-        return new TandemConfig(http, bridge, workerBridge, cluster, model, worker, router, memory, embedded);
+        return new TandemConfig(
+                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
+    }
+
+    public TandemConfig withFlowControl(FlowControlSettings flowControl) {
+        return new TandemConfig(
+                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
     }
 }

@@ -3,6 +3,7 @@ package dev.tandem.node;
 import com.hazelcast.core.HazelcastInstance;
 import dev.tandem.api.ApiKeys;
 import dev.tandem.api.OpenAiRequestParser;
+import dev.tandem.api.Tenants;
 import dev.tandem.api.http.ConsoleRoutes;
 import dev.tandem.api.http.Http2Refusal;
 import dev.tandem.api.http.HttpApi;
@@ -13,17 +14,20 @@ import dev.tandem.bridge.client.ClientBridges;
 import dev.tandem.bridge.console.ConsoleFeed;
 import dev.tandem.cluster.AffinityStore;
 import dev.tandem.cluster.ClusterNode;
+import dev.tandem.cluster.HazelcastTenantQuotas;
 import dev.tandem.cluster.PrefixIndex;
 import dev.tandem.cluster.RequestIdSource;
 import dev.tandem.cluster.RequestIds;
 import dev.tandem.cluster.RouterLoadBoard;
 import dev.tandem.cluster.SessionAffinity;
 import dev.tandem.cluster.ShutdownDrain;
+import dev.tandem.cluster.TenantQuotas;
 import dev.tandem.cluster.TokenizerStore;
 import dev.tandem.cluster.WorkerDirectory;
 import dev.tandem.config.MemoryBudget;
 import dev.tandem.config.RouterSettings;
 import dev.tandem.config.TandemConfig;
+import dev.tandem.metrics.FlowMetrics;
 import dev.tandem.metrics.NodeMetrics;
 import dev.tandem.metrics.RegistryGauges;
 import dev.tandem.metrics.RouterMetrics;
@@ -115,12 +119,18 @@ public final class RouterVerticle extends VerticleBase {
                         new WorkerDirectory(vertx, hazelcast),
                         new AffinityStore(hazelcast, context),
                         new RequestIdSource(vertx, hazelcast),
-                        new TokenizerStore(hazelcast)))
+                        new TokenizerStore(hazelcast),
+                        new HazelcastTenantQuotas(
+                                hazelcast, context, config.flowControl().quotaTimeoutMs())))
                 .compose(this::startWith);
     }
 
     private record Shared(
-            WorkerDirectory directory, SessionAffinity affinity, RequestIds ids, TokenizerStore tokenizers) {}
+            WorkerDirectory directory,
+            SessionAffinity affinity,
+            RequestIds ids,
+            TokenizerStore tokenizers,
+            TenantQuotas quotas) {}
 
     private Future<?> startWith(Shared shared) {
         directory = shared.directory();
@@ -193,6 +203,11 @@ public final class RouterVerticle extends VerticleBase {
                 .shared(shared.affinity(), shared.ids())
                 .metrics(metrics)
                 .settings(settings, new RouterIdentity(routerId, nodeId))
+                .flowControl(
+                        config.flowControl(),
+                        shared.quotas(),
+                        new FlowMetrics(
+                                nodeMetrics.registry(), config.flowControl().maxTenantLabels()))
                 .build();
         metrics.inFlight(requests::admitted);
         metrics.prefixIndex(
@@ -249,6 +264,7 @@ public final class RouterVerticle extends VerticleBase {
                 vertx,
                 http,
                 parser,
+                new Tenants(http.keys(), config.flowControl()),
                 requests,
                 catalog,
                 directory,

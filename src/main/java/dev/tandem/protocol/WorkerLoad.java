@@ -7,7 +7,9 @@ import io.vertx.core.json.JsonObject;
  * tokens waiting for or in prefill, sequences in (or waiting for) the decode batch, KV memory used and
  * available, how many decode steps it has completed (so routers can tell a busy worker from a stuck
  * one), and the requests behind those numbers — prompts being prefilled, KV transfers parked awaiting
- * their DECODE_REQUEST and still arriving.
+ * their DECODE_REQUEST and still arriving — and how fast it prefills: prompt tokens computed per second of
+ * prefill compute, an average of its own recent prompts (0 until it has computed one, or when it does not
+ * say), what routers turn queued tokens into predicted time with.
  */
 public record WorkerLoad(
         int queuedPrefillTokens,
@@ -17,7 +19,43 @@ public record WorkerLoad(
         long decodeSteps,
         int prefilling,
         int parkedKv,
-        int incomingKv) {
+        int incomingKv,
+        double prefillTokensPerSecond) {
+
+    public WorkerLoad(
+            int queuedPrefillTokens,
+            int activeSequences,
+            long kvBytesUsed,
+            long kvBytesCapacity,
+            long decodeSteps,
+            int prefilling,
+            int parkedKv,
+            int incomingKv) {
+        this(
+                queuedPrefillTokens,
+                activeSequences,
+                kvBytesUsed,
+                kvBytesCapacity,
+                decodeSteps,
+                prefilling,
+                parkedKv,
+                incomingKv,
+                0);
+    }
+
+    /** This load with the worker's measured prefill rate. */
+    public WorkerLoad withPrefillRate(double tokensPerSecond) {
+        return new WorkerLoad(
+                queuedPrefillTokens,
+                activeSequences,
+                kvBytesUsed,
+                kvBytesCapacity,
+                decodeSteps,
+                prefilling,
+                parkedKv,
+                incomingKv,
+                tokensPerSecond);
+    }
 
     public static final WorkerLoad IDLE = new WorkerLoad(0, 0, 0, 0);
 
@@ -59,7 +97,8 @@ public record WorkerLoad(
                 decodeSteps + o.decodeSteps,
                 prefilling + o.prefilling,
                 parkedKv + o.parkedKv,
-                incomingKv + o.incomingKv);
+                incomingKv + o.incomingKv,
+                Math.max(prefillTokensPerSecond, o.prefillTokensPerSecond));
     }
 
     /** True when the worker holds no request and no KV: nothing left behind by what it served. */
@@ -83,7 +122,8 @@ public record WorkerLoad(
                     .put("decode_steps", l.decodeSteps)
                     .put("prefilling", l.prefilling)
                     .put("parked_kv", l.parkedKv)
-                    .put("incoming_kv", l.incomingKv);
+                    .put("incoming_kv", l.incomingKv)
+                    .put("prefill_tokens_per_second", l.prefillTokensPerSecond);
         }
 
         @Override
@@ -97,7 +137,10 @@ public record WorkerLoad(
                     json.getValue("decode_steps") instanceof Number n ? n.longValue() : 0,
                     JsonFields.optionalInt(json, "prefilling", 0),
                     JsonFields.optionalInt(json, "parked_kv", 0),
-                    JsonFields.optionalInt(json, "incoming_kv", 0));
+                    JsonFields.optionalInt(json, "incoming_kv", 0),
+                    json.getValue("prefill_tokens_per_second") instanceof Number r && r.doubleValue() > 0
+                            ? r.doubleValue()
+                            : 0);
         }
     };
 }

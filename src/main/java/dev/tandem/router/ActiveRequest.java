@@ -56,6 +56,18 @@ final class ActiveRequest implements RequestRouter.Handle {
 
     long timerId = -1;
 
+    /** Waiting in the router's queue (flow control), since {@code queuedNanos}, until {@code queueTimerId}. */
+    boolean queued;
+
+    long queuedNanos;
+    long queueTimerId = -1;
+    /** Prefill workers predicted to miss its TTFT target: its first dispatch avoids them. */
+    Set<String> sloAvoid = Set.of();
+    /** The quota minute it was counted in and the tokens it took there (given back unused at its end). */
+    long quotaWindow = -1;
+
+    long quotaTokens;
+
     ActiveRequest(GenerationRequest request, TokenSink sink, long startNanos, Runnable onCancel) {
         this.request = request;
         this.sink = sink;

@@ -1,5 +1,8 @@
 package dev.tandem.router;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 /**
  * Why a request could not be served, with the HTTP status and OpenAI error type/code it maps to.
  */
@@ -7,12 +10,69 @@ public final class GenerationFailure extends RuntimeException {
     private final int status;
     private final String type;
     private final String code;
+    /** Response headers that go with it: {@code Retry-After} and the rate-limit headers. */
+    private final Map<String, String> headers;
 
     public GenerationFailure(int status, String type, String code, String message) {
+        this(status, type, code, message, Map.of());
+    }
+
+    private GenerationFailure(int status, String type, String code, String message, Map<String, String> headers) {
         super(message, null, false, false);
         this.status = status;
         this.type = type;
         this.code = code;
+        this.headers = headers;
+    }
+
+    /** This failure with these response headers too. */
+    public GenerationFailure withHeaders(Map<String, String> more) {
+        Map<String, String> all = new LinkedHashMap<>(headers);
+        all.putAll(more);
+        return new GenerationFailure(status, type, code, getMessage(), Map.copyOf(all));
+    }
+
+    /**
+     * The headers to answer with. Every 429 and 503 carries {@code Retry-After} (seconds): the failure's
+     * own estimate, else 1.
+     */
+    public Map<String, String> headers() {
+        if ((status == 429 || status == 503) && !headers.containsKey(RETRY_AFTER)) {
+            Map<String, String> all = new LinkedHashMap<>(headers);
+            all.put(RETRY_AFTER, "1");
+            return all;
+        }
+        return headers;
+    }
+
+    public static final String RETRY_AFTER = "Retry-After";
+
+    /** The tenant already has as many requests waiting as the router's queue holds for one tenant. */
+    public static GenerationFailure queueFull(String tenant, int limit) {
+        return new GenerationFailure(
+                429,
+                "rate_limit_exceeded",
+                "queue_full",
+                "tenant '" + tenant + "' already has " + limit + " requests waiting, its limit; retry shortly");
+    }
+
+    /** It waited in the router's queue until its deadline without a worker free to take it. */
+    public static GenerationFailure queueTimeout(long waitedMs) {
+        return new GenerationFailure(
+                429,
+                "rate_limit_exceeded",
+                "queue_timeout",
+                "no worker was free within the request's deadline (" + waitedMs + " ms in the queue); retry later");
+    }
+
+    /** Its first token cannot come within its {@code X-SLO-TTFT-Ms} target on any worker. */
+    public static GenerationFailure sloUnattainable(long targetMs, long predictedMs) {
+        return new GenerationFailure(
+                429,
+                "rate_limit_exceeded",
+                "slo_unattainable",
+                "no worker can give the first token within " + targetMs + " ms (best predicted: "
+                        + (predictedMs < 0 ? "none" : predictedMs + " ms") + "); retry later or relax X-SLO-TTFT-Ms");
     }
 
     public static GenerationFailure noWorkers(String role) {

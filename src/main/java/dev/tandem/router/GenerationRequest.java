@@ -11,6 +11,7 @@ import java.util.List;
  *                    and never included in the output
  * @param sessionKey  affinity key (OpenAI {@code user} or {@code X-Session-Id}), or null
  * @param model       the model it runs on: its workers, tokenizer and context
+ * @param flow        its tenant, priority, quotas, deadline and TTFT target
  */
 public record GenerationRequest(
         int[] promptTokens,
@@ -19,7 +20,26 @@ public record GenerationRequest(
         int[] stopTokens,
         List<String> stopStrings,
         String sessionKey,
-        ServedModel model) {
+        ServedModel model,
+        RequestClass flow) {
+
+    /** A request of the default tenant with no deadline or target of its own. */
+    public GenerationRequest(
+            int[] promptTokens,
+            int maxTokens,
+            Sampling sampling,
+            int[] stopTokens,
+            List<String> stopStrings,
+            String sessionKey,
+            ServedModel model) {
+        this(promptTokens, maxTokens, sampling, stopTokens, stopStrings, sessionKey, model, RequestClass.DEFAULT);
+    }
+
+    /** This request, classified. */
+    public GenerationRequest withFlow(RequestClass flow) {
+        return new GenerationRequest(
+                promptTokens, maxTokens, sampling, stopTokens, stopStrings, sessionKey, model, flow);
+    }
 
     /**
      * Where the session's decode worker is recorded: per model, so a session that talks to two models

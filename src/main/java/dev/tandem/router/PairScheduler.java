@@ -6,6 +6,7 @@ import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.WorkerRole;
 import dev.tandem.protocol.WorkerView;
+import dev.tandem.router.flow.Saturation;
 import dev.tandem.router.scheduling.RoutedPrefixTrees;
 import dev.tandem.router.scheduling.RoutedPrefixes;
 import dev.tandem.router.scheduling.SchedulingObserver;
@@ -219,6 +220,48 @@ public final class PairScheduler {
             feedable.remove(d.modelFingerprint());
         }
     }
+
+    /** The model's registered workers of a role with their load, now. */
+    public List<WorkerView> workers(WorkerRole role) {
+        return workers.apply(role);
+    }
+
+    /**
+     * The prefill workers that cannot give {@code prompt}'s first token within {@code budgetMs}: a worker's
+     * predicted time is its queued prompt tokens ({@link Saturation#queuedPrefillTokens}) plus the prompt's
+     * tokens it does not cache, over the prefill rate it measures itself. A worker that reports no rate yet
+     * cannot be predicted and is never among them. {@code bestMs}: the lowest prediction (-1: none).
+     */
+    public SloMisses sloMisses(int[] prompt, double budgetMs) {
+        List<WorkerView> prefill = workers.apply(WorkerRole.PREFILL);
+        PromptPrefixes cached = PromptPrefixes.of(prompt, prefill, prefixes);
+        Set<String> misses = new HashSet<>();
+        int candidates = 0;
+        double best = Double.MAX_VALUE;
+        for (WorkerView w : prefill) {
+            if (w.draining()) {
+                continue;
+            }
+            candidates++;
+            double rate = w.load().prefillTokensPerSecond();
+            if (rate <= 0) {
+                best = Math.min(best, 0);
+                continue;
+            }
+            int blockSize = w.worker().cache() == null ? 0 : w.worker().cache().blockSize();
+            long uncached = Math.max(1, prompt.length - (long) cached.cached(w.id()) * blockSize);
+            double ms = (Saturation.queuedPrefillTokens(w) + uncached) * 1000.0 / rate;
+            best = Math.min(best, ms);
+            if (ms > budgetMs) {
+                misses.add(w.id());
+            }
+        }
+        return new SloMisses(
+                misses, candidates > 0 && misses.size() == candidates, best == Double.MAX_VALUE ? -1 : (long) best);
+    }
+
+    /** What {@link #sloMisses} found: the workers to avoid, whether that is all of them, the best prediction. */
+    public record SloMisses(Set<String> workers, boolean all, long bestMs) {}
 
     /** Whether the decode worker holds the prompt's prefix and little enough is left to prefill it itself. */
     private boolean prefillsLocally(WorkerView decode, PromptPrefixes cached, int promptTokens) {

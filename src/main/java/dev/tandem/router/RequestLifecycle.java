@@ -37,6 +37,7 @@ final class RequestLifecycle {
     private final Admission admission;
     private final RouterMetrics metrics;
     private final RouterIdentity identity;
+    private final FlowControl flow;
     /** Requests with an id and not yet ended, by id: what token batches and worker departures are matched against. */
     private final Map<Long, ActiveRequest> active = new HashMap<>();
 
@@ -48,7 +49,8 @@ final class RequestLifecycle {
             SessionAffinity affinity,
             Admission admission,
             RouterMetrics metrics,
-            RouterIdentity identity) {
+            RouterIdentity identity,
+            FlowControl flow) {
         this.loop = loop;
         this.workers = workers;
         this.pairs = pairs;
@@ -57,6 +59,8 @@ final class RequestLifecycle {
         this.admission = admission;
         this.metrics = metrics;
         this.identity = identity;
+        this.flow = flow;
+        flow.lifecycle(this);
     }
 
     /** The request got its id: token batches and departures find it from now on. */
@@ -96,8 +100,14 @@ final class RequestLifecycle {
             return;
         }
         int[] prompt = a.resumePrompt();
+        java.util.Set<String> avoid = a.failedWorkers;
+        if (attempt == 1 && !a.sloAvoid.isEmpty()) {
+            // Prefill workers predicted to miss its TTFT target, on top of any that failed it.
+            avoid = new java.util.LinkedHashSet<>(a.failedWorkers);
+            avoid.addAll(a.sloAvoid);
+        }
         PairScheduler.Choice choice =
-                pairs.choose(a.request.model(), a.request.sessionKey(), a.affinityWorker, prompt, a.failedWorkers);
+                pairs.choose(a.request.model(), a.request.sessionKey(), a.affinityWorker, prompt, avoid);
         if (choice.missingRole() != null) {
             end(a, RetryPolicy.outOfWorkers(choice.missingRole(), a.onlyRefusedForCapacity()), null);
             return;
@@ -190,6 +200,7 @@ final class RequestLifecycle {
             return;
         }
         enter(a, RequestState.DECODING);
+        flow.scheduleDrain(); // its prefill worker has room again
         a.lastProgressNanos = loop.nanoTime();
         startDecode(a, first, a.request.maxTokens() - index);
     }
@@ -298,6 +309,7 @@ final class RequestLifecycle {
                 metrics.interToken(now - a.lastTokenNanos);
             }
             a.lastTokenNanos = now;
+            flow.served(a, event.tokens().length);
         }
         if (a.stream.accept(event)) {
             end(a, a.stream.error() != null ? GenerationFailure.upstream(a.stream.error()) : null, null);
@@ -314,6 +326,7 @@ final class RequestLifecycle {
         }
         enter(a, RequestState.ENDED);
         admission.release();
+        flow.ended(a);
         long now = loop.nanoTime();
         LOG.info(() -> a.summary(
                 failure != null

@@ -2,7 +2,11 @@ package dev.tandem.router;
 
 import dev.tandem.cluster.RequestIds;
 import dev.tandem.cluster.SessionAffinity;
+import dev.tandem.cluster.TenantQuotas;
+import dev.tandem.config.FlowControlSettings;
 import dev.tandem.config.RouterSettings;
+import dev.tandem.config.TandemConfig;
+import dev.tandem.metrics.FlowMetrics;
 import dev.tandem.metrics.RouterMetrics;
 import dev.tandem.protocol.FirstToken;
 import dev.tandem.protocol.TokenBatch;
@@ -42,6 +46,8 @@ public final class RequestRouter {
     private final LoadTracker loads;
     private final RouterMetrics metrics;
     private final RouterSettings settings;
+    private final FlowControl flow;
+    private final FlowMetrics flowMetrics;
 
     private RequestRouter(Builder b) {
         this.loop = b.loop;
@@ -51,8 +57,12 @@ public final class RequestRouter {
         this.loads = b.loads;
         this.metrics = b.metrics;
         this.settings = b.settings;
+        this.flowMetrics = b.flowMetrics != null
+                ? b.flowMetrics
+                : new FlowMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), 1);
+        this.flow = new FlowControl(b.loop, b.pairs, b.flowSettings, b.quotas, flowMetrics);
         this.lifecycle = new RequestLifecycle(
-                b.loop, b.dispatcher, b.pairs, b.loads, b.affinity, admission, b.metrics, b.identity);
+                b.loop, b.dispatcher, b.pairs, b.loads, b.affinity, admission, b.metrics, b.identity, flow);
         this.failover = new Failover(b.loop, lifecycle, b.settings.decodeStallTimeoutMs());
     }
 
@@ -71,12 +81,34 @@ public final class RequestRouter {
             // Refused before anything is taken: nothing to release.
             a.moveTo(RequestState.ENDED);
             metrics.ended(RouterMetrics.Outcome.REJECTED, 0, 0, 0);
+            flowMetrics.rejected(request.flow().tenant(), request.flow().priority(), refused.code());
             sink.onError(refused);
             return a;
         }
-        // The deadline covers everything, waiting for an id included.
-        long timeoutMs = settings.requestTimeoutMs();
-        a.timerId = loop.setTimer(timeoutMs, () -> lifecycle.end(a, GenerationFailure.timeout(timeoutMs), null));
+        // The deadline covers everything, the quota check, waiting for an id and in the queue included; a
+        // request's own deadline (X-Request-Timeout-Ms) can only shorten it.
+        long own = request.flow().timeoutMs();
+        long timeoutMs = own > 0 ? Math.min(own, settings.requestTimeoutMs()) : settings.requestTimeoutMs();
+        a.timerId = loop.setTimer(timeoutMs, () -> lifecycle.guarded(a, () -> flow.deadline(a, timeoutMs)));
+        flow.quota(a)
+                .onComplete(quota -> lifecycle.guarded(a, () -> {
+                    if (a.ended()) {
+                        return;
+                    }
+                    GenerationFailure over = quota.succeeded()
+                            ? quota.result()
+                            : GenerationFailure.upstream("quota check failed: " + quota.cause());
+                    if (over != null) {
+                        lifecycle.end(a, over, null);
+                        return;
+                    }
+                    identify(a, request);
+                }));
+        return a;
+    }
+
+    /** The request takes its cluster-unique id and its session's worker, then goes to flow control. */
+    private void identify(ActiveRequest a, GenerationRequest request) {
         ids.next()
                 .onComplete(id -> lifecycle.guarded(a, () -> {
                     if (a.ended()) {
@@ -96,11 +128,18 @@ public final class RequestRouter {
                             ? Future.succeededFuture()
                             : affinity.lookup(request.affinityKey());
                     pinned.onComplete(worker -> lifecycle.guarded(a, () -> {
+                        if (a.ended()) {
+                            return;
+                        }
                         a.affinityWorker = worker.succeeded() ? worker.result() : null;
-                        lifecycle.dispatch(a);
+                        flow.offer(a);
                     }));
                 }));
-        return a;
+    }
+
+    /** Requests waiting in the router's queue for room on the workers. */
+    public int queued() {
+        return flow.waiting();
     }
 
     /** Tokens from a decode worker's step, for any number of this router's requests. */
@@ -191,8 +230,19 @@ public final class RequestRouter {
         private RouterMetrics metrics;
         private RouterSettings settings;
         private RouterIdentity identity;
+        private FlowControlSettings flowSettings = TandemConfig.defaults().flowControl();
+        private TenantQuotas quotas = TenantQuotas.UNLIMITED;
+        private FlowMetrics flowMetrics;
 
         private Builder() {}
+
+        /** Tenants' queues and quotas; by default the default settings and no quota store (nothing limited). */
+        public Builder flowControl(FlowControlSettings settings, TenantQuotas quotas, FlowMetrics metrics) {
+            this.flowSettings = settings;
+            this.quotas = quotas;
+            this.flowMetrics = metrics;
+            return this;
+        }
 
         public Builder loop(RouterLoop loop) {
             this.loop = loop;

@@ -33,9 +33,22 @@ class AdmissionTest {
     @Test
     void aFullDecodeWorkerMakesTheSurplusA429() {
         TandemConfig base = TestNodes.config();
-        // Two sequences at most on the only decode worker.
+        // Two sequences at most on the only decode worker, and no room in the router's queue: the surplus is
+        // refused at once (queue_full), nobody is sent to the full worker.
+        TandemConfig config = base.withWorker(TestSettings.withQueueLimits(base.worker(), 2, 0, 65_536))
+                .withFlowControl(TandemConfig.fromJson(
+                                new JsonObject().put("flow-control", new JsonObject().put("max-queued-per-tenant", 0)))
+                        .flowControl());
+        runOverload(config, new PacedEngine(ReferenceEngine.builtin(16), 20), 40, "queue_full");
+    }
+
+    @Test
+    void aFullDecodeWorkerQueuesTheSurplusInTheRouter() {
+        TandemConfig base = TestNodes.config();
+        // The same load with the router's queue on (the default): the surplus waits for a batch slot and every
+        // request is served, exactly.
         TandemConfig config = base.withWorker(TestSettings.withQueueLimits(base.worker(), 2, 0, 65_536));
-        runOverload(config, new PacedEngine(ReferenceEngine.builtin(16), 20), 40);
+        runOverload(config, new PacedEngine(ReferenceEngine.builtin(16), 20), 40, null);
     }
 
     @Test
@@ -43,10 +56,11 @@ class AdmissionTest {
         TandemConfig base = TestNodes.config();
         // One prompt queued at a time on the only prefill worker, and each takes ~100 ms.
         TandemConfig config = base.withWorker(TestSettings.withQueueLimits(base.worker(), 64, 64, 12));
-        runOverload(config, new PacedEngine(ReferenceEngine.builtin(16), 0, 10_000), 4);
+        runOverload(config, new PacedEngine(ReferenceEngine.builtin(16), 0, 10_000), 4, "workers_at_capacity");
     }
 
-    private void runOverload(TandemConfig config, dev.tandem.engine.Engine engine, int maxTokens) {
+    /** @param refusal the code the surplus is refused with; null: nothing may be refused */
+    private void runOverload(TandemConfig config, dev.tandem.engine.Engine engine, int maxTokens, String refusal) {
         TandemNode node = TandemNode.start(config, TandemNode.Plan.embedded(1, 1), engine);
         try {
             TestNodes.awaitWorkers(node.router(), 1, 1);
@@ -66,12 +80,14 @@ class AdmissionTest {
                     refused++;
                     assertEquals(429, r.statusCode(), r.body());
                     assertEquals(
-                            "workers_at_capacity",
+                            refusal,
                             new JsonObject(r.body()).getJsonObject("error").getString("code"));
                     assertEquals("1", r.headers().firstValue("Retry-After").orElse(null));
                 }
             }
-            assertTrue(ok >= 1 && refused >= 1, ok + " served, " + refused + " refused");
+            assertTrue(
+                    refusal == null ? ok == CONCURRENT : ok >= 1 && refused >= 1,
+                    ok + " served, " + refused + " refused");
             // Once the load is gone, the server serves normally and holds nothing.
             HttpResponse<String> after = http.post("/v1/completions", body(100, maxTokens));
             assertEquals(200, after.statusCode(), after.body());

@@ -65,7 +65,12 @@ public final class TestSettings {
     }
 
     public static HttpSettings withApiKeys(HttpSettings r, List<String> keys) {
-        return with(r, "apiKeys", List.copyOf(keys));
+        return with(
+                r,
+                "keys",
+                keys.stream()
+                        .map(k -> new ApiKeySpec(k, ApiKeySpec.defaultTenant(k), null))
+                        .toList());
     }
 
     public static HttpSettings withTimeouts(HttpSettings r, long idleMs, long requestReadMs) {

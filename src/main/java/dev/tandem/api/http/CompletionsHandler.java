@@ -5,6 +5,8 @@ import dev.tandem.api.ApiKind;
 import dev.tandem.api.ClientSink;
 import dev.tandem.api.CompletionCall;
 import dev.tandem.api.OpenAiRequestParser;
+import dev.tandem.api.Tenants;
+import dev.tandem.router.RequestClass;
 import dev.tandem.router.RequestRouter;
 import io.vertx.core.Handler;
 import io.vertx.core.json.JsonObject;
@@ -17,12 +19,15 @@ final class CompletionsHandler implements Handler<RoutingContext> {
     private final OpenAiRequestParser parser;
     private final RequestRouter router;
     private final ApiKind kind;
+    private final Tenants tenants;
     private SseFlusher flusher;
 
-    CompletionsHandler(OpenAiRequestParser parser, RequestRouter router, ApiKind kind) {
+    /** @param tenants who requests are from; null: everyone is the default tenant */
+    CompletionsHandler(OpenAiRequestParser parser, RequestRouter router, ApiKind kind, Tenants tenants) {
         this.parser = parser;
         this.router = router;
         this.kind = kind;
+        this.tenants = tenants;
     }
 
     /** The flusher of the loop this request runs on (the router's). */
@@ -37,8 +42,12 @@ final class CompletionsHandler implements Handler<RoutingContext> {
     @Override
     public void handle(RoutingContext ctx) {
         JsonObject body;
+        RequestClass flow;
         try {
             body = JsonRequestBody.read(ctx);
+            flow = tenants == null
+                    ? RequestClass.DEFAULT
+                    : tenants.classify(ctx.request()::getHeader, body.getValue("user") instanceof String u ? u : null);
         } catch (ApiException e) {
             ErrorResponses.send(ctx.response(), e);
             return;
@@ -68,7 +77,7 @@ final class CompletionsHandler implements Handler<RoutingContext> {
                             ? new SseCompletionSink(ctx.response(), call, flusher(ctx))
                             : new JsonCompletionSink(ctx.response(), call);
                     sink.attach(
-                            router.submit(call.generation(), sink),
+                            router.submit(call.generation().withFlow(flow), sink),
                             call.generation().promptTokens().length);
                     // A client that goes away cancels its request on both workers.
                     ctx.response().closeHandler(v -> sink.abandon("the client closed the connection"));

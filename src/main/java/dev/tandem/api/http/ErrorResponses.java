@@ -24,8 +24,8 @@ public final class ErrorResponses {
     }
 
     public static void send(HttpServerResponse response, GenerationFailure f) {
-        if (f.status() == 429 && !response.headWritten()) {
-            response.putHeader("Retry-After", "1");
+        if (!response.headWritten()) {
+            f.headers().forEach(response::putHeader);
         }
         send(response, f.status(), ErrorBodies.body(f));
     }

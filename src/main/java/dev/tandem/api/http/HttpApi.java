@@ -3,6 +3,7 @@ package dev.tandem.api.http;
 import dev.tandem.api.ApiKind;
 import dev.tandem.api.ErrorBodies;
 import dev.tandem.api.OpenAiRequestParser;
+import dev.tandem.api.Tenants;
 import dev.tandem.cluster.WorkerDirectory;
 import dev.tandem.config.HttpSettings;
 import dev.tandem.router.RequestRouter;
@@ -61,6 +62,7 @@ public final class HttpApi {
             Vertx vertx,
             HttpSettings http,
             OpenAiRequestParser parser,
+            Tenants tenants,
             RequestRouter disagg,
             ServedModels served,
             WorkerDirectory directory,
@@ -70,7 +72,7 @@ public final class HttpApi {
         Router router = Router.router(vertx);
         guard(router, http);
         OpsRoutes.mount(router, vertx, metrics, readiness);
-        apiRoutes(router, http, parser, disagg, served, directory, routers);
+        apiRoutes(router, http, parser, tenants, disagg, served, directory, routers);
         errorBodies(router, http);
         return router;
     }
@@ -113,12 +115,13 @@ public final class HttpApi {
             Router router,
             HttpSettings http,
             OpenAiRequestParser parser,
+            Tenants tenants,
             RequestRouter disagg,
             ServedModels served,
             WorkerDirectory directory,
             Supplier<JsonObject> routers) {
-        router.post("/v1/completions").handler(new CompletionsHandler(parser, disagg, ApiKind.COMPLETION));
-        router.post("/v1/chat/completions").handler(new CompletionsHandler(parser, disagg, ApiKind.CHAT));
+        router.post("/v1/completions").handler(new CompletionsHandler(parser, disagg, ApiKind.COMPLETION, tenants));
+        router.post("/v1/chat/completions").handler(new CompletionsHandler(parser, disagg, ApiKind.CHAT, tenants));
         ModelsHandler models = new ModelsHandler(served);
         router.get("/v1/models").handler(models);
         router.get("/v1/models/:model").handler(models::one);

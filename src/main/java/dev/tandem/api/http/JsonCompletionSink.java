@@ -22,6 +22,13 @@ final class JsonCompletionSink extends ClientSink {
     }
 
     @Override
+    protected void rateLimits(java.util.Map<String, String> headers) {
+        if (!response.headWritten()) {
+            headers.forEach(response::putHeader);
+        }
+    }
+
+    @Override
     protected void accepted(long requestId, String prefillWorker, String decodeWorker) {
         shape = ResponseShape.of(call.kind(), requestId, call.model());
         ResponseHeaders.put(response, requestId, prefillWorker, decodeWorker);

@@ -32,6 +32,13 @@ final class SseCompletionSink extends ClientSink implements SseFlusher.Pending {
     }
 
     @Override
+    protected void rateLimits(java.util.Map<String, String> headers) {
+        if (!response.headWritten()) {
+            headers.forEach(response::putHeader);
+        }
+    }
+
+    @Override
     protected void accepted(long requestId, String prefillWorker, String decodeWorker) {
         shape = ResponseShape.of(call.kind(), requestId, call.model());
         ResponseHeaders.put(response, requestId, prefillWorker, decodeWorker);

@@ -44,6 +44,7 @@ public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
     }
 
     private final Map<Long, Job> jobs = new HashMap<>();
+    private final dev.tandem.worker.PrefillRate rate = new dev.tandem.worker.PrefillRate();
     private KvShipper shipper;
 
     public PrefillWorkerVerticle(String workerId, EngineWorkerSetup setup) {
@@ -75,7 +76,7 @@ public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
 
     @Override
     WorkerLoad load() {
-        return WorkerLoad.prefill(queuedTokens(), jobs.size());
+        return WorkerLoad.prefill(queuedTokens(), jobs.size()).withPrefillRate(rate.tokensPerSecond());
     }
 
     @Override
@@ -190,7 +191,9 @@ public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
         metrics.prefillQueued(start - job.acceptedNanos);
         PromptPrefill.Prefilled prefilled = PromptPrefill.run(
                 engine, pool, cache, job.request.promptTokens(), job.request.sampling(), () -> job.cancelled);
-        metrics.prefillComputed(System.nanoTime() - start);
+        long nanos = System.nanoTime() - start;
+        metrics.prefillComputed(nanos);
+        rate.record(job.request.promptTokens().length - prefilled.cachedTokens(), nanos);
         return prefilled;
     }
 

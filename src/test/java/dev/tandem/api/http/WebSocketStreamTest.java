@@ -356,7 +356,7 @@ class WebSocketStreamTest {
                             ServedModel.of(reference.info(), reference.tokenizer(), reference.chatTemplate())),
                     16);
             HttpServer server = vertx.createHttpServer()
-                    .requestHandler(HttpApi.create(vertx, http, parser, null, null, null, null, ctx -> ctx.end()))
+                    .requestHandler(HttpApi.create(vertx, http, parser, null, null, null, null, null, ctx -> ctx.end()))
                     .listen(0, "127.0.0.1")
                     .await();
             URI uri = URI.create("ws://127.0.0.1:" + server.actualPort() + "/v1/stream");

@@ -21,10 +21,10 @@ final class BenchReport {
     static JsonObject summary(String trace, int requests, double idealHitRate, List<PolicyResult> results) {
         JsonObject policies = new JsonObject();
         for (PolicyResult p : results) {
+            JsonObject figures = new JsonObject();
             policies.put(
                     p.policy(),
-                    new JsonObject()
-                            .put("hit_rate", number(p.hitRate()))
+                    figures.put("hit_rate", number(p.hitRate()))
                             .put("ttft_p50_ms", number(p.ttftP50Ms()))
                             .put("ttft_p99_ms", number(p.ttftP99Ms()))
                             .put("itl_p50_ms", number(p.itlP50Ms()))
@@ -33,6 +33,19 @@ final class BenchReport {
                             .put("kv_bytes_moved", p.kvBytesMoved())
                             .put("local_prefills", p.localPrefills())
                             .put("errors", p.errors()));
+            if (p.tenants() != null) {
+                JsonObject tenants = new JsonObject();
+                p.tenants()
+                        .forEach((name, t) -> tenants.put(
+                                name,
+                                new JsonObject()
+                                        .put("ttft_p50_ms", number(t.ttftP50Ms()))
+                                        .put("ttft_p99_ms", number(t.ttftP99Ms()))
+                                        .put("admitted", t.admitted())
+                                        .put("rejected", t.rejected())
+                                        .put("tokens", t.tokens())));
+                figures.put("tenants", tenants);
+            }
         }
         return new JsonObject()
                 .put("trace", trace)

@@ -17,7 +17,25 @@ public record PolicyResult(
         long kvBytesMoved,
         long localPrefills,
         int errors,
-        List<RequestResult> requests) {
+        List<RequestResult> requests,
+        java.util.Map<String, TenantResult> tenants) {
+
+    /** These figures with each tenant's ({@code bench route --tenants}). */
+    PolicyResult withTenants(java.util.Map<String, TenantResult> tenants) {
+        return new PolicyResult(
+                policy,
+                hitRate,
+                ttftP50Ms,
+                ttftP99Ms,
+                itlP50Ms,
+                itlP99Ms,
+                throughputTokensPerS,
+                kvBytesMoved,
+                localPrefills,
+                errors,
+                requests,
+                tenants);
+    }
 
     /**
      * @param wallSeconds how long the replay took on the wall clock, first send to last answer
@@ -69,6 +87,7 @@ public record PolicyResult(
                 kvBytesMoved,
                 localPrefills,
                 errors,
-                List.copyOf(requests));
+                List.copyOf(requests),
+                null);
     }
 }

@@ -39,7 +39,42 @@ public final class RouteBench {
             int blockSize,
             double prefixCacheGb,
             int localPrefillMaxTokens,
-            String via) {
+            String via,
+            List<TenantSpec> tenants,
+            boolean fairness) {
+        /** Without tenants: fairness on. */
+        public Options(
+                Path trace,
+                int prefill,
+                int decode,
+                int routers,
+                List<String> policies,
+                double timeScale,
+                int maxRequests,
+                String profile,
+                Path out,
+                int blockSize,
+                double prefixCacheGb,
+                int localPrefillMaxTokens,
+                String via) {
+            this(
+                    trace,
+                    prefill,
+                    decode,
+                    routers,
+                    policies,
+                    timeScale,
+                    maxRequests,
+                    profile,
+                    out,
+                    blockSize,
+                    prefixCacheGb,
+                    localPrefillMaxTokens,
+                    via,
+                    List.of(),
+                    true);
+        }
+
         /** {@code --via}: sim workers direct, or sim vLLM instances behind upstream workers. */
         public static final String DIRECT = "direct";
 
@@ -54,18 +89,23 @@ public final class RouteBench {
     public static JsonObject run(Options o, PrintStream console) throws IOException {
         Trace trace = TraceReader.read(o.trace(), o.maxRequests());
         List<TraceRequest> requests = trace.requests();
+        TenantArrivals arrivals = o.tenants().isEmpty() ? null : TenantArrivals.of(requests, o.tenants());
+        if (arrivals != null) {
+            requests = arrivals.requests();
+        }
         SimProfile profile = SimProfiles.named(o.profile());
         long prefixCache = o.prefixCacheGb() > 0 ? (long) (o.prefixCacheGb() * 1e9) : profile.kvMemoryBytes();
         SimCluster.Shape shape = SimCluster.Shape.of(
-                o.prefill(),
-                o.decode(),
-                o.routers(),
-                profile,
-                o.timeScale(),
-                o.blockSize(),
-                prefixCache,
-                o.localPrefillMaxTokens(),
-                Options.UPSTREAM.equals(o.via()));
+                        o.prefill(),
+                        o.decode(),
+                        o.routers(),
+                        profile,
+                        o.timeScale(),
+                        o.blockSize(),
+                        prefixCache,
+                        o.localPrefillMaxTokens(),
+                        Options.UPSTREAM.equals(o.via()))
+                .withFlowControl(TenantRuns.flowControl(o.tenants(), o.fairness(), o.timeScale()));
         long fingerprint = new SimEngine(profile, 1, o.blockSize()).info().fingerprint();
         double ideal =
                 IdealHitRate.of(trace, TOKENS, fingerprint, o.blockSize(), 0).hitRate();
@@ -96,17 +136,24 @@ public final class RouteBench {
         Vertx client = Vertx.vertx();
         try {
             List<TraceRequest> warmUp = requests.subList(0, Math.min(WARM_UP_REQUESTS, requests.size()));
-            runPolicy(o.policies().get(0), "warm-up", shape, client, warmUp, deadlineMs, console);
+            runPolicy(o.policies().get(0), "warm-up", shape, client, warmUp, null, deadlineMs, console);
             for (int i = 0; i < o.policies().size(); i++) {
                 String policy = o.policies().get(i);
-                results.add(runPolicy(
+                PolicyResult result = runPolicy(
                         policy,
                         "[" + (i + 1) + "/" + o.policies().size() + "] " + policy,
                         shape,
                         client,
                         requests,
+                        arrivals,
                         deadlineMs,
-                        console));
+                        console);
+                if (arrivals != null) {
+                    result = result.withTenants(
+                            TenantResult.of(result.requests(), arrivals.tenants(), o.tenants(), o.timeScale()));
+                    console.print(TenantRuns.table(result.tenants()));
+                }
+                results.add(result);
                 // Each policy's figures on disk as it ends: a long run that stops later keeps them.
                 BenchReport.write(
                         o.out(),
@@ -150,10 +197,15 @@ public final class RouteBench {
             SimCluster.Shape shape,
             Vertx client,
             List<TraceRequest> requests,
+            TenantArrivals arrivals,
             long deadlineMs,
             PrintStream console) {
         try (BenchCluster cluster = startCluster(shape, policy, console)) {
             TraceReplay replay = new TraceReplay(client, cluster.httpPorts(), cluster.model(), shape.timeScale());
+            if (arrivals != null) {
+                replay.withTenants(
+                        arrivals.tenants().stream().map(TenantSpec::name).toList());
+            }
             long start = System.nanoTime();
             List<RequestResult> results;
             try (ProgressBar bar =
@@ -161,6 +213,7 @@ public final class RouteBench {
                 results = replay.replay(requests, TOKENS, deadlineMs).await();
             }
             double wallSeconds = (System.nanoTime() - start) / 1e9;
+            }
             console.println("  " + cluster.timings(shape.timeScale()));
             return PolicyResult.of(
                     policy, results, wallSeconds, shape.timeScale(), cluster.kvBytesMoved(), cluster.localPrefills());

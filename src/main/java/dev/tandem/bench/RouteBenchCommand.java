@@ -83,6 +83,20 @@ public final class RouteBenchCommand implements Callable<Integer> {
                     + "worker, the path a GPU deployment takes (default ${DEFAULT-VALUE})")
     String via;
 
+    @Option(
+            names = "--tenants",
+            description = "tenants sharing the cluster: NAME:priority=P:rate=R[,NAME:...]; each sends the trace's "
+                    + "requests, drawn in order, as Poisson arrivals at R requests/s of trace time with priority P "
+                    + "(higher first), its name in X-Tenant-Id")
+    String tenants;
+
+    @Option(
+            names = "--fairness",
+            defaultValue = "on",
+            description = "on: fair queueing between tenants (virtual token counter); off: first come, first served "
+                    + "(default ${DEFAULT-VALUE})")
+    String fairness;
+
     @Override
     public Integer call() throws Exception {
         String invalid = invalid();
@@ -105,7 +119,9 @@ public final class RouteBenchCommand implements Callable<Integer> {
                             blockSize,
                             prefixCacheGb,
                             localPrefillMaxTokens,
-                            via),
+                            via,
+                            tenants == null ? List.of() : TenantSpec.parse(tenants),
+                            fairness.equals("on")),
                     System.out);
         } catch (TraceFormatException | java.nio.file.NoSuchFileException e) {
             // Bad input is the user's to fix: one clear line, not a stack trace.
@@ -141,6 +157,16 @@ public final class RouteBenchCommand implements Callable<Integer> {
         }
         if (!List.of(RouteBench.Options.DIRECT, RouteBench.Options.UPSTREAM).contains(via)) {
             return "--via must be direct or upstream";
+        }
+        if (!List.of("on", "off").contains(fairness)) {
+            return "--fairness must be on or off";
+        }
+        if (tenants != null) {
+            try {
+                TenantSpec.parse(tenants);
+            } catch (IllegalArgumentException e) {
+                return "--tenants: " + e.getMessage();
+            }
         }
         if (!SimProfiles.names().contains(profile)) {
             return "unknown --profile '" + profile + "'; known: " + String.join(", ", SimProfiles.names());

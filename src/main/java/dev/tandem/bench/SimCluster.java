@@ -32,7 +32,24 @@ final class SimCluster implements BenchCluster {
             long prefixCacheBytes,
             long kvCapacityBytes,
             int localPrefillMaxTokens,
-            boolean viaUpstream) {
+            boolean viaUpstream,
+            JsonObject flowControl) {
+
+        /** This shape with the routers' {@code flow-control} section. */
+        Shape withFlowControl(JsonObject flowControl) {
+            return new Shape(
+                    prefill,
+                    decode,
+                    routers,
+                    profile,
+                    timeScale,
+                    blockSize,
+                    prefixCacheBytes,
+                    kvCapacityBytes,
+                    localPrefillMaxTokens,
+                    viaUpstream,
+                    flowControl);
+        }
 
         static Shape of(
                 int prefill,
@@ -54,7 +71,8 @@ final class SimCluster implements BenchCluster {
                     prefixCacheBytes,
                     profile.kvMemoryBytes(),
                     localPrefillMaxTokens,
-                    viaUpstream);
+                    viaUpstream,
+                    new JsonObject());
         }
     }
 
@@ -147,7 +165,8 @@ final class SimCluster implements BenchCluster {
                                 .put("prefill-timeout-ms", 3_600_000L)
                                 .put("decode-start-timeout-ms", 600_000L)
                                 .put("decode-stall-timeout-ms", 600_000L)
-                                .put("load-report-ms", scaledPeriod(250, shape.timeScale())));
+                                .put("load-report-ms", scaledPeriod(250, shape.timeScale())))
+                .put("flow-control", shape.flowControl().copy());
         return json;
     }
 

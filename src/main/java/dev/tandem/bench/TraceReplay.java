@@ -28,6 +28,9 @@ final class TraceReplay {
     private final String model;
     private final double timeScale;
     private final HttpClientAgent client;
+    /** Whose each request is ({@code X-Tenant-Id}), by index; null: nobody's. */
+    private List<String> tenants;
+
     final AtomicInteger done = new AtomicInteger();
     final AtomicInteger errors = new AtomicInteger();
 
@@ -39,6 +42,12 @@ final class TraceReplay {
         this.client = vertx.createHttpClient(
                 new HttpClientOptions().setDefaultHost("127.0.0.1").setTcpNoDelay(true),
                 new PoolOptions().setHttp1MaxSize(4096).setMaxWaitQueueSize(-1));
+    }
+
+    /** Each request carries its tenant's name in {@code X-Tenant-Id}. */
+    TraceReplay withTenants(List<String> tenants) {
+        this.tenants = List.copyOf(tenants);
+        return this;
     }
 
     /**
@@ -103,6 +112,9 @@ final class TraceReplay {
                             .setPort(port)
                             .setURI("/v1/completions")
                             .putHeader("Content-Type", "application/json");
+                    if (tenants != null) {
+                        options.putHeader("X-Tenant-Id", tenants.get(index));
+                    }
                     return client.request(options)
                             .compose(req -> req.send(body))
                             .compose(resp -> read(index, r, resp, sent));
@@ -113,11 +125,7 @@ final class TraceReplay {
         if (resp.statusCode() != 200) {
             return resp.body()
                     .map(b -> RequestResult.failed(
-                            index,
-                            r.arrivalMs(),
-                            r.inputLength(),
-                            millisSince(sent),
-                            "HTTP " + resp.statusCode() + ": " + b.toString()));
+                            index, r.arrivalMs(), r.inputLength(), millisSince(sent), refusal(resp) + b.toString()));
         }
         SseStream stream = new SseStream(sent);
         Promise<RequestResult> result = Promise.promise();
@@ -127,6 +135,15 @@ final class TraceReplay {
                 index, r, resp.getHeader("X-Tandem-Prefill-Worker"), resp.getHeader("X-Tandem-Decode-Worker"))));
         return result.future();
     }
+
+    /** The start of a failed request's error: its status, and its {@code Retry-After} when it carries one. */
+    static String refusal(HttpClientResponse resp) {
+        String retry = resp.getHeader("Retry-After");
+        return "HTTP " + resp.statusCode() + (retry == null ? "" : " " + RETRY_AFTER + retry) + ": ";
+    }
+
+    /** How {@link #refusal} marks a {@code Retry-After}. */
+    static final String RETRY_AFTER = "retry-after=";
 
     /** A streamed completion request, the prompt as token ids (the OpenAI API's other prompt form). */
     static Buffer body(String model, int[] prompt, int maxTokens) {

@@ -41,9 +41,18 @@ public record FlowControlSettings(
      * @param maxQueuedPrefillTokens a prefill worker with this many prompt tokens queued or in flight is
      *                               saturated; when every one is (or every decode worker is over its KV or
      *                               sequence limit), requests wait in the router's queue
+     * @param maxQueuedPrefillMs     the same bound in time: a prefill worker whose queued tokens take it this
+     *                               long at its measured rate is saturated (0: tokens only). Small, so that
+     *                               the order is decided in the router's queue, where priorities and fairness
+     *                               apply, and not in a worker's, where they cannot
      * @param maxKvFraction          a decode worker using this share of its KV memory is saturated
      */
-    public record QueueSettings(int maxPerTenant, long timeoutMs, long maxQueuedPrefillTokens, double maxKvFraction) {}
+    public record QueueSettings(
+            int maxPerTenant,
+            long timeoutMs,
+            long maxQueuedPrefillTokens,
+            long maxQueuedPrefillMs,
+            double maxKvFraction) {}
 
     static FlowControlSettings read(ConfigSection s) {
         TenantSettings defaults = new TenantSettings(
@@ -68,6 +77,7 @@ public record FlowControlSettings(
                         s.integer("max-queued-per-tenant", 1024, 0, 1 << 20),
                         s.integer("queue-timeout-ms", 30_000L, 1, 3_600_000L),
                         s.integer("max-queued-prefill-tokens", 16_384L, 1, 1L << 40),
+                        s.integer("max-queued-prefill-ms", 25L, 0, 3_600_000L),
                         s.decimal("max-kv-fraction", 0.95, 0.01, 1)),
                 s.bool("fairness", true),
                 s.choice("quota-partition", "open", List.of("open", "closed")).equals("open"),

@@ -61,8 +61,11 @@ final class ActiveRequest implements RequestRouter.Handle {
 
     long queuedNanos;
     long queueTimerId = -1;
-    /** Prefill workers predicted to miss its TTFT target: its first dispatch avoids them. */
-    Set<String> sloAvoid = Set.of();
+    /**
+     * Workers its first dispatch avoids: those flow control found without room, and the prefill workers
+     * predicted to miss its TTFT target.
+     */
+    Set<String> avoidFirst = Set.of();
     /** The quota minute it was counted in and the tokens it took there (given back unused at its end). */
     long quotaWindow = -1;
 

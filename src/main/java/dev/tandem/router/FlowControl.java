@@ -48,7 +48,9 @@ final class FlowControl {
         this.quotas = quotas;
         this.metrics = metrics;
         this.saturation = new Saturation(
-                settings.queue().maxQueuedPrefillTokens(), settings.queue().maxKvFraction());
+                settings.queue().maxQueuedPrefillTokens(),
+                settings.queue().maxQueuedPrefillMs(),
+                settings.queue().maxKvFraction());
     }
 
     void lifecycle(RequestLifecycle lifecycle) {
@@ -183,9 +185,13 @@ final class FlowControl {
         if (waited) {
             metrics.waited(flow.tenant(), flow.priority(), loop.nanoTime() - a.queuedNanos);
         }
-        if (flow.sloTtftMs() > 0 && !meetsSlo(a)) {
+        PairScheduler scheduler = pairs.of(a.request.model());
+        java.util.Set<String> avoid =
+                saturation.full(scheduler.workers(WorkerRole.PREFILL), scheduler.workers(WorkerRole.DECODE));
+        if (flow.sloTtftMs() > 0 && !meetsSlo(a, avoid)) {
             return;
         }
+        a.avoidFirst = avoid;
         metrics.admitted(flow.tenant(), flow.priority());
         int prompt = a.request.promptTokens().length;
         queue.charge(flow.tenant(), prompt);
@@ -194,7 +200,7 @@ final class FlowControl {
     }
 
     /** The prefill workers that can still give the first token in time, or the request ends here. */
-    private boolean meetsSlo(ActiveRequest a) {
+    private boolean meetsSlo(ActiveRequest a, java.util.Set<String> avoid) {
         long target = a.request.flow().sloTtftMs();
         double budgetMs = target - (loop.nanoTime() - a.startNanos) / 1e6;
         PairScheduler.SloMisses misses = pairs.of(a.request.model()).sloMisses(a.resumePrompt(), budgetMs);
@@ -202,7 +208,7 @@ final class FlowControl {
             lifecycle.end(a, rejected(a, GenerationFailure.sloUnattainable(target, misses.bestMs())), null);
             return false;
         }
-        a.sloAvoid = misses.workers();
+        avoid.addAll(misses.workers());
         return true;
     }
 

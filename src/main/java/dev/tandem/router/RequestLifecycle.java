@@ -101,10 +101,10 @@ final class RequestLifecycle {
         }
         int[] prompt = a.resumePrompt();
         java.util.Set<String> avoid = a.failedWorkers;
-        if (attempt == 1 && !a.sloAvoid.isEmpty()) {
-            // Prefill workers predicted to miss its TTFT target, on top of any that failed it.
+        if (attempt == 1 && !a.avoidFirst.isEmpty()) {
+            // Workers without room or too slow for its TTFT target (flow control), on top of any that failed it.
             avoid = new java.util.LinkedHashSet<>(a.failedWorkers);
-            avoid.addAll(a.sloAvoid);
+            avoid.addAll(a.avoidFirst);
         }
         PairScheduler.Choice choice =
                 pairs.choose(a.request.model(), a.request.sessionKey(), a.affinityWorker, prompt, avoid);

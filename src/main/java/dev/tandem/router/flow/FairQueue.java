@@ -18,7 +18,8 @@ import java.util.TreeMap;
  * <p>A tenant that starts waiting has its counter lifted to the lowest counter of the tenants already
  * waiting in its band (or, if none waits, to the counter of the tenant served last): being idle banks no
  * credit, so a tenant back from a pause cannot starve the others by the tokens it did not use. Pure and
- * single-threaded: the router's loop owns it.
+ * single-threaded: the router's loop owns it. Equal counters go to the tenant with fewer requests waiting,
+ * then to the older request.
  */
 public final class FairQueue<T> {
     /** Counters of tenants not waiting are dropped past this many: they would be lifted on return anyway. */
@@ -73,12 +74,18 @@ public final class FairQueue<T> {
         String next = null;
         long best = Long.MAX_VALUE;
         long bestArrival = Long.MAX_VALUE;
+        int bestWaiting = Integer.MAX_VALUE;
         for (Map.Entry<String, ArrayDeque<Waiting<T>>> e : band.entrySet()) {
             long key = fairness ? counter(e.getKey()) : 0;
+            // Equal counters (a tenant that just started waiting is lifted to the lowest): the one with the
+            // shorter backlog first, so a light tenant does not wait behind a heavy one's next request.
+            int waiting = fairness ? e.getValue().size() : 0;
             long arrival = e.getValue().peekFirst().arrival();
-            if (key < best || key == best && arrival < bestArrival) {
+            if (key < best
+                    || key == best && (waiting < bestWaiting || waiting == bestWaiting && arrival < bestArrival)) {
                 next = e.getKey();
                 best = key;
+                bestWaiting = waiting;
                 bestArrival = arrival;
             }
         }

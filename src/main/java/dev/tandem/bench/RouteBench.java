@@ -213,7 +213,6 @@ public final class RouteBench {
                 results = replay.replay(requests, TOKENS, deadlineMs).await();
             }
             double wallSeconds = (System.nanoTime() - start) / 1e9;
-            }
             console.println("  " + cluster.timings(shape.timeScale()));
             return PolicyResult.of(
                     policy, results, wallSeconds, shape.timeScale(), cluster.kvBytesMoved(), cluster.localPrefills());

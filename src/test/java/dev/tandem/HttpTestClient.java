@@ -44,6 +44,10 @@ public final class HttpTestClient {
         }
     }
 
+    public CompletableFuture<HttpResponse<String>> sendAsync(HttpRequest request) {
+        return client.sendAsync(request, HttpResponse.BodyHandlers.ofString());
+    }
+
     public CompletableFuture<HttpResponse<String>> postAsync(String path, String body) {
         return client.sendAsync(
                 request(path)

@@ -89,23 +89,15 @@ public final class RouteBench {
     public static JsonObject run(Options o, PrintStream console) throws IOException {
         Trace trace = TraceReader.read(o.trace(), o.maxRequests());
         List<TraceRequest> requests = trace.requests();
-        TenantArrivals arrivals = o.tenants().isEmpty() ? null : TenantArrivals.of(requests, o.tenants());
+        TenantArrivals arrivals =
+                o.tenants().isEmpty() ? null : TenantArrivals.of(requests, o.tenants(), requests.size());
         if (arrivals != null) {
             requests = arrivals.requests();
+            trace = new Trace(trace.name(), requests); // the ideal hit rate of what is sent
         }
         SimProfile profile = SimProfiles.named(o.profile());
         long prefixCache = o.prefixCacheGb() > 0 ? (long) (o.prefixCacheGb() * 1e9) : profile.kvMemoryBytes();
-        SimCluster.Shape shape = SimCluster.Shape.of(
-                        o.prefill(),
-                        o.decode(),
-                        o.routers(),
-                        profile,
-                        o.timeScale(),
-                        o.blockSize(),
-                        prefixCache,
-                        o.localPrefillMaxTokens(),
-                        Options.UPSTREAM.equals(o.via()))
-                .withFlowControl(TenantRuns.flowControl(o.tenants(), o.fairness(), o.timeScale()));
+        SimCluster.Shape shape = shape(o, profile, prefixCache);
         long fingerprint = new SimEngine(profile, 1, o.blockSize()).info().fingerprint();
         double ideal =
                 IdealHitRate.of(trace, TOKENS, fingerprint, o.blockSize(), 0).hitRate();
@@ -169,6 +161,21 @@ public final class RouteBench {
         console.print(BenchReport.table(summary));
         console.println("written: " + o.out().resolve("summary.json") + ", results.csv, report.html");
         return summary;
+    }
+
+    /** The cluster every policy's run gets afresh. */
+    private static SimCluster.Shape shape(Options o, SimProfile profile, long prefixCache) {
+        return SimCluster.Shape.of(
+                        o.prefill(),
+                        o.decode(),
+                        o.routers(),
+                        profile,
+                        o.timeScale(),
+                        o.blockSize(),
+                        prefixCache,
+                        o.localPrefillMaxTokens(),
+                        Options.UPSTREAM.equals(o.via()))
+                .withFlowControl(TenantRuns.flowControl(o.tenants(), o.fairness(), o.timeScale()));
     }
 
     /** Attempts at starting a policy's cluster: a start can fail for its own sake, not the policy's. */

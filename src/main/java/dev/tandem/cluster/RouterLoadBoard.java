@@ -125,4 +125,14 @@ public final class RouterLoadBoard {
     public List<RouterLoad> reports() {
         return reports.values().stream().map(Entry::load).toList();
     }
+
+    /** Every live router replica's load as this one sees it: its own ({@code self}), and the others' latest reports. */
+    public io.vertx.core.json.JsonObject view(RouterLoad self) {
+        io.vertx.core.json.JsonArray out = new io.vertx.core.json.JsonArray()
+                .add(RouterLoad.CODEC.encode(self).put("self", true));
+        for (RouterLoad r : reports()) {
+            out.add(RouterLoad.CODEC.encode(r).put("self", false));
+        }
+        return new io.vertx.core.json.JsonObject().put("routers", out);
+    }
 }

@@ -36,6 +36,9 @@ public record FlowControlSettings(
 
     /**
      * @param maxPerTenant           requests one tenant may have waiting; beyond, 429 {@code queue_full}
+     * @param maxTotal               requests that may wait in all (per model); when full, the heaviest tenant's
+     *                               newest request makes room for a lighter tenant's (429 {@code queue_full}).
+     *                               Waiting requests hold no place of {@code router.max-in-flight}
      * @param timeoutMs              how long a request may wait when it names no deadline
      *                               ({@code X-Request-Timeout-Ms}); then 429 {@code queue_timeout}
      * @param maxQueuedPrefillTokens a prefill worker with this many prompt tokens queued or in flight is
@@ -49,6 +52,7 @@ public record FlowControlSettings(
      */
     public record QueueSettings(
             int maxPerTenant,
+            int maxTotal,
             long timeoutMs,
             long maxQueuedPrefillTokens,
             long maxQueuedPrefillMs,
@@ -75,13 +79,14 @@ public record FlowControlSettings(
                 defaults,
                 new QueueSettings(
                         s.integer("max-queued-per-tenant", 1024, 0, 1 << 20),
+                        s.integer("max-queued", 8192, 0, 1 << 22),
                         s.integer("queue-timeout-ms", 30_000L, 1, 3_600_000L),
                         s.integer("max-queued-prefill-tokens", 16_384L, 1, 1L << 40),
                         s.integer("max-queued-prefill-ms", 25L, 0, 3_600_000L),
                         s.decimal("max-kv-fraction", 0.95, 0.01, 1)),
                 s.bool("fairness", true),
                 s.choice("quota-partition", "open", List.of("open", "closed")).equals("open"),
-                s.integer("quota-timeout-ms", 500L, 1, 60_000),
+                s.integer("quota-timeout-ms", 1_000L, 1, 60_000),
                 s.integer("max-tenant-labels", 100, 1, 100_000));
         s.rejectUnknownKeys();
         if (f.defaultTenant.isBlank() || f.tenantHeader.isBlank()) {

@@ -36,7 +36,6 @@ import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.FirstToken;
 import dev.tandem.protocol.JsonCodec;
 import dev.tandem.protocol.ProtocolException;
-import dev.tandem.protocol.RouterLoad;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.router.EventBusDispatcher;
 import dev.tandem.router.LoadReporter;
@@ -54,8 +53,6 @@ import dev.tandem.upstream.TokenizeService;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
 
@@ -268,7 +265,7 @@ public final class RouterVerticle extends VerticleBase {
                 requests,
                 catalog,
                 directory,
-                this::routers,
+                () -> loadBoard.view(loadReporter.current()),
                 metricsHandler,
                 new OpsRoutes.Check("cluster", node::notJoined),
                 new OpsRoutes.Check("workers", this::missingWorkers),
@@ -313,16 +310,6 @@ public final class RouterVerticle extends VerticleBase {
         return prefill > 0 && decode > 0
                 ? null
                 : "registered workers: " + prefill + " prefill, " + decode + " decode; at least one of each is needed";
-    }
-
-    /** Every live router replica's load as this one sees it: its own, and the others' latest reports. */
-    private JsonObject routers() {
-        JsonArray out = new JsonArray()
-                .add(RouterLoad.CODEC.encode(loadReporter.current()).put("self", true));
-        for (RouterLoad r : loadBoard.reports()) {
-            out.add(RouterLoad.CODEC.encode(r).put("self", false));
-        }
-        return new JsonObject().put("routers", out);
     }
 
     @Override

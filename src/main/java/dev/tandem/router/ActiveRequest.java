@@ -59,6 +59,9 @@ final class ActiveRequest implements RequestRouter.Handle {
     /** Waiting in the router's queue (flow control), since {@code queuedNanos}, until {@code queueTimerId}. */
     boolean queued;
 
+    /** It holds a place of {@code router.max-in-flight} (from admission on, except while it waits in the queue). */
+    boolean holdsAdmission = true;
+
     long queuedNanos;
     long queueTimerId = -1;
     /**
@@ -82,6 +85,19 @@ final class ActiveRequest implements RequestRouter.Handle {
                 new StopCondition(tokenizer, request.stopTokens(), request.maxTokens(), prompt.length, contextLength);
         this.startNanos = startNanos;
         this.onCancel = onCancel;
+    }
+
+    /**
+     * The workers this dispatch avoids: those that failed the request, and on its first dispatch also those
+     * flow control found without room or too slow for its TTFT target.
+     */
+    Set<String> avoiding() {
+        if (attempt != 1 || avoidFirst.isEmpty()) {
+            return failedWorkers;
+        }
+        Set<String> avoid = new LinkedHashSet<>(failedWorkers);
+        avoid.addAll(avoidFirst);
+        return avoid;
     }
 
     @Override

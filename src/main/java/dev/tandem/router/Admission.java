@@ -25,9 +25,19 @@ final class Admission {
         return null;
     }
 
-    /** An admitted request ended. */
+    /** An admitted request ended, or went to wait in the router's queue (which has bounds of its own). */
     void release() {
         admitted--;
+    }
+
+    /** Whether a request leaving the router's queue can take a place now. */
+    boolean hasRoom() {
+        return admitted < maxInFlight;
+    }
+
+    /** A request left the router's queue for a worker: it holds a place again ({@link #hasRoom} said so). */
+    void take() {
+        admitted++;
     }
 
     /** From now on new requests are refused (503); those running go on. */

@@ -31,6 +31,7 @@ final class FlowControl {
     private final Saturation saturation;
     private final TenantQuotas quotas;
     private final FlowMetrics metrics;
+    private final Admission admission;
     private final Map<ServedModel, FairQueue<ActiveRequest>> queues = new HashMap<>();
     private RequestLifecycle lifecycle;
     private boolean drainScheduled;
@@ -41,7 +42,9 @@ final class FlowControl {
             ModelSchedulers pairs,
             FlowControlSettings settings,
             TenantQuotas quotas,
-            FlowMetrics metrics) {
+            FlowMetrics metrics,
+            Admission admission) {
+        this.admission = admission;
         this.loop = loop;
         this.pairs = pairs;
         this.settings = settings;
@@ -94,16 +97,23 @@ final class FlowControl {
             return;
         }
         RequestClass flow = a.request.flow();
-        if (!queue.offer(flow.tenant(), flow.priority(), a)) {
+        FairQueue.Offered<ActiveRequest> offered = queue.offer(flow.tenant(), flow.priority(), a);
+        if (offered.evicted() != null) {
+            // A heavier tenant's newest request makes room: the queue is full, and this tenant is the lighter.
+            ActiveRequest out = offered.evicted();
+            leave(out);
+            String outTenant = out.request.flow().tenant();
+            lifecycle.end(out, rejected(out, GenerationFailure.queueFull(outTenant, queue.waiting(outTenant))), null);
+        }
+        if (!offered.queued()) {
             lifecycle.end(
-                    a,
-                    rejected(
-                            a,
-                            GenerationFailure.queueFull(
-                                    flow.tenant(), settings.queue().maxPerTenant())),
-                    null);
+                    a, rejected(a, GenerationFailure.queueFull(flow.tenant(), queue.waiting(flow.tenant()))), null);
             return;
         }
+        // Waiting holds no place of router.max-in-flight: the queue's own bounds cover it, and one tenant's
+        // backlog must not fill the places the others' requests need.
+        admission.release();
+        a.holdsAdmission = false;
         a.queued = true;
         a.queuedNanos = loop.nanoTime();
         metrics.queued(flow.tenant(), flow.priority(), 1);
@@ -153,7 +163,14 @@ final class FlowControl {
 
     /** Room may have freed (a prefill ended): look at the queues once this turn of the loop is over. */
     void scheduleDrain() {
-        if (drainScheduled || queues.values().stream().allMatch(FairQueue::isEmpty)) {
+        if (queues.values().stream().allMatch(FairQueue::isEmpty)) {
+            if (pollTimer >= 0) {
+                loop.cancelTimer(pollTimer); // nobody waits: nothing to look for
+                pollTimer = -1;
+            }
+            return;
+        }
+        if (drainScheduled) {
             return;
         }
         drainScheduled = true;
@@ -165,9 +182,11 @@ final class FlowControl {
         boolean waiting = false;
         for (Map.Entry<ServedModel, FairQueue<ActiveRequest>> e : queues.entrySet()) {
             FairQueue<ActiveRequest> queue = e.getValue();
-            while (!queue.isEmpty() && !saturated(e.getKey())) {
+            while (!queue.isEmpty() && admission.hasRoom() && !saturated(e.getKey())) {
                 ActiveRequest a = queue.poll();
                 leave(a);
+                admission.take();
+                a.holdsAdmission = true;
                 admit(a, queue, true);
             }
             waiting |= !queue.isEmpty();
@@ -247,7 +266,9 @@ final class FlowControl {
 
     private FairQueue<ActiveRequest> queue(ServedModel model) {
         return queues.computeIfAbsent(
-                model, m -> new FairQueue<>(settings.queue().maxPerTenant(), settings.fairness()));
+                model,
+                m -> new FairQueue<>(
+                        settings.queue().maxPerTenant(), settings.queue().maxTotal(), settings.fairness()));
     }
 
     /** Requests waiting, over every model. */

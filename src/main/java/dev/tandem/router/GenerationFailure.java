@@ -47,13 +47,17 @@ public final class GenerationFailure extends RuntimeException {
 
     public static final String RETRY_AFTER = "Retry-After";
 
-    /** The tenant already has as many requests waiting as the router's queue holds for one tenant. */
-    public static GenerationFailure queueFull(String tenant, int limit) {
+    /**
+     * The router's queue has no room for the tenant: it has as many waiting as one tenant may, or the queue is
+     * full and the tenant is its heaviest (its newest request makes room for a lighter tenant's).
+     */
+    public static GenerationFailure queueFull(String tenant, int waiting) {
         return new GenerationFailure(
                 429,
                 "rate_limit_exceeded",
                 "queue_full",
-                "tenant '" + tenant + "' already has " + limit + " requests waiting, its limit; retry shortly");
+                "the router's queue has no room for tenant '" + tenant + "' (" + waiting
+                        + " of its requests waiting); retry shortly");
     }
 
     /** It waited in the router's queue until its deadline without a worker free to take it. */

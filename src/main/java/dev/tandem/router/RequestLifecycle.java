@@ -100,14 +100,8 @@ final class RequestLifecycle {
             return;
         }
         int[] prompt = a.resumePrompt();
-        java.util.Set<String> avoid = a.failedWorkers;
-        if (attempt == 1 && !a.avoidFirst.isEmpty()) {
-            // Workers without room or too slow for its TTFT target (flow control), on top of any that failed it.
-            avoid = new java.util.LinkedHashSet<>(a.failedWorkers);
-            avoid.addAll(a.avoidFirst);
-        }
         PairScheduler.Choice choice =
-                pairs.choose(a.request.model(), a.request.sessionKey(), a.affinityWorker, prompt, avoid);
+                pairs.choose(a.request.model(), a.request.sessionKey(), a.affinityWorker, prompt, a.avoiding());
         if (choice.missingRole() != null) {
             end(a, RetryPolicy.outOfWorkers(choice.missingRole(), a.onlyRefusedForCapacity()), null);
             return;
@@ -325,7 +319,10 @@ final class RequestLifecycle {
             return;
         }
         enter(a, RequestState.ENDED);
-        admission.release();
+        if (a.holdsAdmission) {
+            admission.release();
+            a.holdsAdmission = false;
+        }
         flow.ended(a);
         long now = loop.nanoTime();
         LOG.info(() -> a.summary(

@@ -60,7 +60,7 @@ public final class RequestRouter {
         this.flowMetrics = b.flowMetrics != null
                 ? b.flowMetrics
                 : new FlowMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), 1);
-        this.flow = new FlowControl(b.loop, b.pairs, b.flowSettings, b.quotas, flowMetrics);
+        this.flow = new FlowControl(b.loop, b.pairs, b.flowSettings, b.quotas, flowMetrics, admission);
         this.lifecycle = new RequestLifecycle(
                 b.loop, b.dispatcher, b.pairs, b.loads, b.affinity, admission, b.metrics, b.identity, flow);
         this.failover = new Failover(b.loop, lifecycle, b.settings.decodeStallTimeoutMs());
@@ -209,9 +209,9 @@ public final class RequestRouter {
         return admission.stopping();
     }
 
-    /** Requests admitted and not yet ended (including those still waiting for an id). */
+    /** Requests admitted and not yet ended (including those still waiting for an id, or in the router's queue). */
     public int admitted() {
-        return admission.admitted();
+        return admission.admitted() + flow.waiting();
     }
 
     /** This router's requests in flight per worker. */

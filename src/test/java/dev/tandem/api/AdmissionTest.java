@@ -54,8 +54,16 @@ class AdmissionTest {
     @Test
     void aFullPrefillQueueMakesTheSurplusA429() {
         TandemConfig base = TestNodes.config();
-        // One prompt queued at a time on the only prefill worker, and each takes ~100 ms.
-        TandemConfig config = base.withWorker(TestSettings.withQueueLimits(base.worker(), 64, 64, 12));
+        // One prompt queued at a time on the only prefill worker, and each takes ~100 ms; the router's queue is set
+        // never to hold a request back, so the worker's own bound is what refuses (and the router retries, then 429s).
+        TandemConfig config = base.withWorker(TestSettings.withQueueLimits(base.worker(), 64, 64, 12))
+                .withFlowControl(TandemConfig.fromJson(new JsonObject()
+                                .put(
+                                        "flow-control",
+                                        new JsonObject()
+                                                .put("max-queued-prefill-ms", 0)
+                                                .put("max-queued-prefill-tokens", 1L << 40)))
+                        .flowControl());
         runOverload(config, new PacedEngine(ReferenceEngine.builtin(16), 0, 10_000), 4, "workers_at_capacity");
     }
 

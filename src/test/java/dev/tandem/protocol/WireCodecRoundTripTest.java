@@ -178,6 +178,11 @@ class WireCodecRoundTripTest {
                         new WorkerLoad(0, 3, 65536, 1L << 30, 7, 1, 2, 3),
                         "active_sequences"),
                 Arguments.of(
+                        "WorkerLoad(prefill rate)",
+                        WorkerLoad.CODEC,
+                        WorkerLoad.prefill(4096, 2).withPrefillRate(28_123.5),
+                        "queued_prefill_tokens"),
+                Arguments.of(
                         "WorkerView",
                         WorkerView.CODEC,
                         new WorkerView(

@@ -1,9 +1,12 @@
 package dev.tandem.router;
 
 import dev.tandem.cluster.SessionAffinity;
+import dev.tandem.cluster.TenantQuotas;
+import dev.tandem.config.FlowControlSettings;
 import dev.tandem.config.RouterSettings;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.engine.tokenizer.ByteTokenizer;
+import dev.tandem.metrics.FlowMetrics;
 import dev.tandem.metrics.RouterMetrics;
 import dev.tandem.protocol.FirstToken;
 import dev.tandem.protocol.Sampling;
@@ -57,6 +60,16 @@ final class CoreHarness {
     }
 
     CoreHarness(int prefillWorkers, int decodeWorkers, RouterSettings settings) {
+        this(prefillWorkers, decodeWorkers, settings, TandemConfig.defaults().flowControl(), TenantQuotas.UNLIMITED);
+    }
+
+    /** With these flow-control settings and quota store. */
+    CoreHarness(
+            int prefillWorkers,
+            int decodeWorkers,
+            RouterSettings settings,
+            FlowControlSettings flow,
+            TenantQuotas quotas) {
         for (int i = 1; i <= prefillWorkers; i++) {
             prefill.add(worker("p" + i, WorkerRole.PREFILL));
         }
@@ -71,6 +84,7 @@ final class CoreHarness {
                 .shared(new MapAffinity(), this::nextId)
                 .metrics(new RouterMetrics(registry))
                 .settings(settings, new RouterIdentity("router-t", "node-t"))
+                .flowControl(flow, quotas, new FlowMetrics(registry, 100))
                 .build();
     }
 
@@ -91,7 +105,7 @@ final class CoreHarness {
     /** The registry snapshot with this router's counts, as the node's WorkerViews gives it. */
     private List<WorkerView> views(List<WorkerView> workers) {
         return workers.stream()
-                .map(w -> new WorkerView(w.worker(), loads.inFlight(w.id())))
+                .map(w -> new WorkerView(w.worker(), loads.inFlight(w.id()), loads.prefillTokens(w.id())))
                 .toList();
     }
 
@@ -109,6 +123,39 @@ final class CoreHarness {
         long id() {
             return sink.requestId;
         }
+    }
+
+    /** A prefill worker now reports this prefill rate (tokens per second) and these batch slots. */
+    void prefillRate(String worker, double tokensPerSecond, int maxBatch) {
+        prefill.replaceAll(w -> !w.id().equals(worker)
+                ? w
+                : new WorkerView(
+                        new WorkerDescriptor(
+                                w.id(),
+                                w.role(),
+                                w.model(),
+                                w.modelFingerprint(),
+                                "node-w",
+                                maxBatch,
+                                false,
+                                w.load().withPrefillRate(tokensPerSecond)),
+                        0));
+    }
+
+    /** Submits {@code request} as the APIs would, after the loop runs what it can. */
+    Submitted submit(GenerationRequest request) {
+        RecordingSink sink = new RecordingSink();
+        RequestRouter.Handle handle = router.submit(request, sink);
+        loop.runPending();
+        Submitted submitted = new Submitted(sink, handle, request.promptTokens());
+        this.submitted.add(submitted);
+        return submitted;
+    }
+
+    /** "hi" for {@code maxTokens} tokens of this tenant class. */
+    static GenerationRequest request(int maxTokens, RequestClass flow) {
+        int[] prompt = ByteTokenizer.INSTANCE.encode("hi", true);
+        return new GenerationRequest(prompt, maxTokens, Sampling.GREEDY, new int[0], List.of(), null, MODEL, flow);
     }
 
     /** Submits "hi" for {@code maxTokens} tokens (greedy), with an optional session key and stop strings. */

@@ -13,6 +13,9 @@ final class RecordingSink implements TokenSink {
     String finishReason;
     Usage usage;
     GenerationFailure error;
+    /** The quota's rate-limit headers, when a quota counted it. */
+    java.util.Map<String, String> rateLimits = java.util.Map.of();
+
     /** Endings seen: exactly one of finish or error may ever come. */
     int endings;
 
@@ -21,6 +24,11 @@ final class RecordingSink implements TokenSink {
         this.requestId = requestId;
         this.acceptedPrefill = prefillWorker;
         this.acceptedDecode = decodeWorker;
+    }
+
+    @Override
+    public void onRateLimits(java.util.Map<String, String> headers) {
+        this.rateLimits = headers;
     }
 
     @Override

@@ -131,7 +131,8 @@ public final class HttpApi {
         router.post("/admin/workers/:id/drain").handler(admin::drain);
         router.delete("/v1/sessions/:key").handler(ctx -> forgetSession(ctx, disagg, served));
         router.route("/v1/stream")
-                .handler(new WebSocketStreamHandler(parser, disagg, http.maxBodyBytes(), http.requestReadTimeoutMs()));
+                .handler(new WebSocketStreamHandler(
+                        parser, disagg, http.maxBodyBytes(), http.requestReadTimeoutMs(), tenants));
     }
 
     /** Vert.x Web's own error answers, as OpenAI-style JSON. */

@@ -6,6 +6,7 @@ import dev.tandem.api.ErrorBodies;
 import dev.tandem.api.OpenAiRequestParser;
 import dev.tandem.api.StrictJson;
 import dev.tandem.api.UnpairedSurrogates;
+import dev.tandem.router.RequestClass;
 import dev.tandem.router.RequestRouter;
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
 import io.netty.handler.codec.http.websocketx.WebSocketCloseStatus;
@@ -58,12 +59,15 @@ final class WebSocketSession {
 
     private boolean paused;
     private boolean closed;
+    private final java.util.function.Function<String, RequestClass> classify;
     /** The timer bounding the message being assembled from frames, or -1 between messages. */
     private long messageTimer = -1;
 
     /**
-     * @param vertx         for the timer that bounds a fragmented message ({@code readTimeoutMs}; 0 = none); may
-     *                      be null when {@code readTimeoutMs} is 0
+     * @param vertx    for the timer that bounds a fragmented message ({@code readTimeoutMs}; 0 = none); may be
+     *                 null when {@code readTimeoutMs} is 0
+     * @param classify who a message's request is from, given its {@code user} (the upgrade's headers decided
+     *                 the rest)
      */
     WebSocketSession(
             Vertx vertx,
@@ -72,7 +76,9 @@ final class WebSocketSession {
             RequestRouter router,
             long maxMessageBytes,
             long readTimeoutMs,
-            String sessionHeader) {
+            String sessionHeader,
+            java.util.function.Function<String, RequestClass> classify) {
+        this.classify = classify;
         this.vertx = vertx;
         this.readTimeoutMs = readTimeoutMs;
         this.ws = ws;
@@ -277,6 +283,7 @@ final class WebSocketSession {
             return;
         }
         body.remove("id");
+        RequestClass flow = classify.apply(body.getValue("user") instanceof String u ? u : null);
         // The id is taken now, so a duplicate or a cancel that arrives while the prompt is tokenized finds it.
         WebSocketSink sink = new WebSocketSink(this, id, key);
         running.put(key, sink);
@@ -293,7 +300,7 @@ final class WebSocketSession {
                     CompletionCall call = ar.result();
                     // submit may end the request at once (e.g. overload): the sink has released itself by then.
                     sink.attach(
-                            router.submit(call.generation(), sink),
+                            router.submit(call.generation().withFlow(flow), sink),
                             call.generation().promptTokens().length);
                 });
     }

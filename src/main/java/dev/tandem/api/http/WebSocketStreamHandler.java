@@ -2,6 +2,8 @@ package dev.tandem.api.http;
 
 import dev.tandem.api.ErrorBodies;
 import dev.tandem.api.OpenAiRequestParser;
+import dev.tandem.api.Tenants;
+import dev.tandem.router.RequestClass;
 import dev.tandem.router.RequestRouter;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpServerRequest;
@@ -21,6 +23,7 @@ public final class WebSocketStreamHandler implements Handler<RoutingContext> {
     private final RequestRouter router;
     private final long maxMessageBytes;
     private final long readTimeoutMs;
+    private final Tenants tenants;
 
     /**
      * @param maxMessageBytes the largest request message accepted ({@code http.max-body-bytes})
@@ -28,6 +31,17 @@ public final class WebSocketStreamHandler implements Handler<RoutingContext> {
      */
     public WebSocketStreamHandler(
             OpenAiRequestParser parser, RequestRouter router, long maxMessageBytes, long readTimeoutMs) {
+        this(parser, router, maxMessageBytes, readTimeoutMs, null);
+    }
+
+    /** @param tenants who requests are from (the upgrade's headers, each message's {@code user}); null: the default tenant */
+    public WebSocketStreamHandler(
+            OpenAiRequestParser parser,
+            RequestRouter router,
+            long maxMessageBytes,
+            long readTimeoutMs,
+            Tenants tenants) {
+        this.tenants = tenants;
         this.readTimeoutMs = readTimeoutMs;
         this.parser = parser;
         this.router = router;
@@ -52,9 +66,27 @@ public final class WebSocketStreamHandler implements Handler<RoutingContext> {
         }
         // The session header of the upgrade applies to every request on the socket, as on HTTP.
         String sessionHeader = request.getHeader(CompletionsHandler.SESSION_HEADER);
+        // The upgrade's headers (key, tenant, deadline, TTFT target) apply to every request on the socket.
+        io.vertx.core.MultiMap headers =
+                io.vertx.core.MultiMap.caseInsensitiveMultiMap().addAll(request.headers());
+        java.util.function.Function<String, RequestClass> classify =
+                user -> tenants == null ? RequestClass.DEFAULT : tenants.classify(headers::get, user);
+        try {
+            classify.apply(null); // a malformed header refuses the upgrade, not every message after it
+        } catch (dev.tandem.api.ApiException e) {
+            ErrorResponses.send(ctx.response(), e);
+            return;
+        }
         request.toWebSocket()
                 .onSuccess(ws -> new WebSocketSession(
-                                ctx.vertx(), ws, parser, router, maxMessageBytes, readTimeoutMs, sessionHeader)
+                                ctx.vertx(),
+                                ws,
+                                parser,
+                                router,
+                                maxMessageBytes,
+                                readTimeoutMs,
+                                sessionHeader,
+                                classify)
                         .start())
                 .onFailure(e -> LOG.log(Level.FINE, "WebSocket handshake failed", e));
     }

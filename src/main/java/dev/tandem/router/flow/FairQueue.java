@@ -26,6 +26,7 @@ public final class FairQueue<T> {
     static final int MAX_IDLE_COUNTERS = 4096;
 
     private final int maxPerTenant;
+    private final int maxTotal;
     private final boolean fairness;
     private final TreeMap<Integer, Map<String, ArrayDeque<Waiting<T>>>> bands =
             new TreeMap<>(Comparator.reverseOrder());
@@ -39,18 +40,43 @@ public final class FairQueue<T> {
 
     /**
      * @param maxPerTenant how many requests one tenant may have waiting (over all bands)
+     * @param maxTotal     how many may wait in all
      * @param fairness     VTC within a band, else arrival order
      */
-    public FairQueue(int maxPerTenant, boolean fairness) {
+    public FairQueue(int maxPerTenant, int maxTotal, boolean fairness) {
         this.maxPerTenant = maxPerTenant;
+        this.maxTotal = maxTotal;
         this.fairness = fairness;
     }
 
-    /** Queues {@code item}; false (nothing queued) when its tenant already has {@code maxPerTenant} waiting. */
-    public boolean offer(String tenant, int priority, T item) {
+    /** Unbounded in total. */
+    public FairQueue(int maxPerTenant, boolean fairness) {
+        this(maxPerTenant, Integer.MAX_VALUE, fairness);
+    }
+
+    /**
+     * What {@link #offer} did: queued the request or not, and the request it pushed out to make room (null
+     * when none).
+     */
+    public record Offered<T>(boolean queued, T evicted) {}
+
+    /**
+     * Queues {@code item}, unless its tenant already has {@code maxPerTenant} waiting. When {@code maxTotal}
+     * wait already, a heavier tenant makes room — longest queue drop: the newest request of the tenant with the
+     * most waiting in the lowest band at or below {@code priority}, if it has more waiting than this one's
+     * tenant — else nothing is queued. So one tenant cannot fill the room the others need.
+     */
+    public Offered<T> offer(String tenant, int priority, T item) {
         int waiting = waitingPerTenant.getOrDefault(tenant, 0);
         if (waiting >= maxPerTenant) {
-            return false;
+            return new Offered<>(false, null);
+        }
+        T evicted = null;
+        if (size >= maxTotal) {
+            evicted = evictHeavierThan(waiting, priority);
+            if (evicted == null) {
+                return new Offered<>(false, null);
+            }
         }
         Map<String, ArrayDeque<Waiting<T>>> band = bands.computeIfAbsent(priority, p -> new LinkedHashMap<>());
         ArrayDeque<Waiting<T>> queue = band.get(tenant);
@@ -60,9 +86,33 @@ public final class FairQueue<T> {
             band.put(tenant, queue);
         }
         queue.addLast(new Waiting<>(item, arrivals++));
-        waitingPerTenant.put(tenant, waiting + 1);
+        waitingPerTenant.merge(tenant, 1, Integer::sum);
         size++;
-        return true;
+        return new Offered<>(true, evicted);
+    }
+
+    private T evictHeavierThan(int waiting, int priority) {
+        for (Map.Entry<Integer, Map<String, ArrayDeque<Waiting<T>>>> band :
+                bands.descendingMap().entrySet()) {
+            if (band.getKey() > priority) {
+                break;
+            }
+            String heaviest = null;
+            int most = waiting + 1; // strictly heavier than the newcomer's tenant, once it is queued
+            for (String t : band.getValue().keySet()) {
+                int w = waitingPerTenant.get(t);
+                if (w > most) {
+                    heaviest = t;
+                    most = w;
+                }
+            }
+            if (heaviest != null) {
+                T victim = band.getValue().get(heaviest).pollLast().item();
+                removed(heaviest, band.getKey(), band.getValue());
+                return victim;
+            }
+        }
+        return null;
     }
 
     /** The next request to serve, taken out of the queue; null when none waits. */

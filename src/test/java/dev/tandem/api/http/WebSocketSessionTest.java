@@ -74,7 +74,8 @@ class WebSocketSessionTest {
     @Test
     void whileTheQueueIsFullTokensAreMergedAndSentInOrderOnDrain() {
         ScriptedSocket socket = new ScriptedSocket();
-        WebSocketSession session = new WebSocketSession(null, socket.ws, null, null, 1024, 0, null);
+        WebSocketSession session = new WebSocketSession(
+                null, socket.ws, null, null, 1024, 0, null, u -> dev.tandem.router.RequestClass.DEFAULT);
         session.start();
         WebSocketSink a = new WebSocketSink(session, "a", WebSocketSession.key("a"));
         WebSocketSink b = new WebSocketSink(session, 2, WebSocketSession.key(2));
@@ -105,7 +106,8 @@ class WebSocketSessionTest {
     @Test
     void readingPausesWhileTheClientIsNotReading() {
         ScriptedSocket socket = new ScriptedSocket();
-        new WebSocketSession(null, socket.ws, null, null, 1024, 0, null).start();
+        new WebSocketSession(null, socket.ws, null, null, 1024, 0, null, u -> dev.tandem.router.RequestClass.DEFAULT)
+                .start();
         socket.full = true;
         socket.frames.handle(WebSocketFrame.textFrame("{nope", true));
         assertEquals("error", socket.written.get(0).getString("type"));

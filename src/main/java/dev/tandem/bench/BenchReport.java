@@ -72,7 +72,7 @@ final class BenchReport {
     private static void writeCsv(Path file, List<PolicyResult> results, double timeScale) throws IOException {
         try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             w.write("policy,index,arrival_ms,prompt_tokens,cached_tokens,completion_tokens,ttft_ms,itl_mean_ms,"
-                    + "e2e_ms,prefill_worker,decode_worker,error\n");
+                    + "e2e_ms,prefill_worker,decode_worker,error,tenant\n");
             for (PolicyResult p : results) {
                 for (RequestResult r : p.requests()) {
                     double itlMean = 0;
@@ -93,7 +93,8 @@ final class BenchReport {
                                     fixed(r.e2eMs() * timeScale),
                                     r.prefillWorker() == null ? "" : r.prefillWorker(),
                                     r.decodeWorker() == null ? "" : r.decodeWorker(),
-                                    r.error() == null ? "" : csv(r.error()))
+                                    r.error() == null ? "" : csv(r.error()),
+                                    r.tenant() == null ? "" : r.tenant())
                             + "\n");
                 }
             }

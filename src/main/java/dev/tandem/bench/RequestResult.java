@@ -8,6 +8,7 @@ package dev.tandem.bench;
  * @param itlMs            gaps between successive chunks of tokens
  * @param e2eMs            send to the end of the stream
  * @param error            why it failed, or null
+ * @param tenant           whose it was ({@code bench route --tenants}), or null
  */
 public record RequestResult(
         int index,
@@ -20,7 +21,53 @@ public record RequestResult(
         double e2eMs,
         String prefillWorker,
         String decodeWorker,
-        String error) {
+        String error,
+        String tenant) {
+
+    /** A request of no tenant. */
+    public RequestResult(
+            int index,
+            long arrivalMs,
+            int promptTokens,
+            int cachedTokens,
+            int completionTokens,
+            double ttftMs,
+            double[] itlMs,
+            double e2eMs,
+            String prefillWorker,
+            String decodeWorker,
+            String error) {
+        this(
+                index,
+                arrivalMs,
+                promptTokens,
+                cachedTokens,
+                completionTokens,
+                ttftMs,
+                itlMs,
+                e2eMs,
+                prefillWorker,
+                decodeWorker,
+                error,
+                null);
+    }
+
+    /** This result, of {@code tenant}'s request. */
+    RequestResult withTenant(String tenant) {
+        return new RequestResult(
+                index,
+                arrivalMs,
+                promptTokens,
+                cachedTokens,
+                completionTokens,
+                ttftMs,
+                itlMs,
+                e2eMs,
+                prefillWorker,
+                decodeWorker,
+                error,
+                tenant);
+    }
 
     public boolean ok() {
         return error == null;

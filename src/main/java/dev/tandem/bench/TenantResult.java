@@ -9,9 +9,11 @@ import java.util.Map;
  * One tenant's figures in a {@code bench route --tenants} run, in trace time: time to first token of its
  * served requests, how many were served ({@code admitted}) and refused with 429 and {@code Retry-After}
  * ({@code rejected}), the tokens it was served (prompt + generated), and {@code lost}: requests that ended any
- * other way (an error, no answer, a 429 without {@code Retry-After}) — flow control should lose none.
+ * other way (an error, no answer, a 429 without {@code Retry-After}) — flow control should lose none — and
+ * {@code rejectedMaxMs}, the longest a refused request waited for its 429 (its deadline bounds it).
  */
-record TenantResult(double ttftP50Ms, double ttftP99Ms, int admitted, int rejected, int lost, long tokens) {
+record TenantResult(
+        double ttftP50Ms, double ttftP99Ms, int admitted, int rejected, int lost, long tokens, double rejectedMaxMs) {
 
     /** Per tenant, in the order of {@code specs}; {@code owners} says whose each result is (by its index). */
     static Map<String, TenantResult> of(
@@ -23,6 +25,7 @@ record TenantResult(double ttftP50Ms, double ttftP99Ms, int admitted, int reject
             int rejected = 0;
             int lost = 0;
             long tokens = 0;
+            double rejectedMax = 0;
             for (RequestResult r : results) {
                 if (owners.get(r.index()) != spec) {
                     continue;
@@ -33,13 +36,14 @@ record TenantResult(double ttftP50Ms, double ttftP99Ms, int admitted, int reject
                     tokens += r.promptTokens() + r.completionTokens();
                 } else if (r.error().startsWith("HTTP 429 " + TraceReplay.RETRY_AFTER)) {
                     rejected++;
+                    rejectedMax = Math.max(rejectedMax, r.e2eMs() * timeScale);
                 } else {
                     lost++;
                 }
             }
             Percentiles p = new Percentiles(
                     ttft.stream().mapToDouble(Double::doubleValue).toArray());
-            out.put(spec.name(), new TenantResult(p.at(50), p.at(99), admitted, rejected, lost, tokens));
+            out.put(spec.name(), new TenantResult(p.at(50), p.at(99), admitted, rejected, lost, tokens, rejectedMax));
         }
         return out;
     }

@@ -31,14 +31,21 @@ final class TenantRuns {
                 .put("queue-timeout-ms", SimCluster.scaledPeriod(30_000, timeScale));
     }
 
-    /** One line per tenant: its TTFT percentiles, served, refused with Retry-After, lost, tokens. */
+    /** One line per tenant: its TTFT percentiles, served, refused with Retry-After, lost, tokens, longest to a 429. */
     static String table(Map<String, TenantResult> tenants) {
         StringBuilder sb = new StringBuilder(String.format(
-                "  %-16s %12s %12s %9s %9s %6s %12s%n",
-                "tenant", "ttft p50 ms", "ttft p99 ms", "admitted", "rejected", "lost", "tokens"));
+                "  %-16s %12s %12s %9s %9s %6s %12s %14s%n",
+                "tenant", "ttft p50 ms", "ttft p99 ms", "admitted", "rejected", "lost", "tokens", "max to 429 ms"));
         tenants.forEach((name, t) -> sb.append(String.format(
-                "  %-16s %12.0f %12.0f %9d %9d %6d %12d%n",
-                name, t.ttftP50Ms(), t.ttftP99Ms(), t.admitted(), t.rejected(), t.lost(), t.tokens())));
+                "  %-16s %12.0f %12.0f %9d %9d %6d %12d %14.0f%n",
+                name,
+                t.ttftP50Ms(),
+                t.ttftP99Ms(),
+                t.admitted(),
+                t.rejected(),
+                t.lost(),
+                t.tokens(),
+                t.rejectedMaxMs())));
         return sb.toString();
     }
 }

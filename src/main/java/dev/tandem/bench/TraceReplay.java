@@ -93,6 +93,9 @@ final class TraceReplay {
     }
 
     private void finish(Promise<RequestResult> promise, RequestResult result) {
+        if (tenants != null) {
+            result = result.withTenant(tenants.get(result.index()));
+        }
         if (promise.tryComplete(result)) {
             done.incrementAndGet();
             if (!result.ok()) {

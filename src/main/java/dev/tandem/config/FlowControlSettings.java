@@ -17,6 +17,8 @@ import java.util.Map;
  * @param queue                   when the router queues, and how long a request may wait
  * @param fairness                within a priority band, serve the tenant served least so far (virtual token
  *                                counter); off: first come, first served
+ * @param fairnessCreditTokens    tokens of credit a tenant that starts waiting keeps below the busiest
+ *                                tenants' counters: its short burst goes first
  * @param quotaFailOpen           when the cluster's quota counters cannot be reached (a partition): admit
  *                                ({@code open}) or refuse with 503 ({@code closed})
  * @param quotaTimeoutMs          how long a quota check may take before it counts as unreachable
@@ -30,6 +32,7 @@ public record FlowControlSettings(
         TenantSettings defaults,
         QueueSettings queue,
         boolean fairness,
+        long fairnessCreditTokens,
         boolean quotaFailOpen,
         long quotaTimeoutMs,
         int maxTenantLabels) {
@@ -85,6 +88,7 @@ public record FlowControlSettings(
                         s.integer("max-queued-prefill-ms", 25L, 0, 3_600_000L),
                         s.decimal("max-kv-fraction", 0.95, 0.01, 1)),
                 s.bool("fairness", true),
+                s.integer("fairness-credit-tokens", 16_384L, 0, 1L << 40),
                 s.choice("quota-partition", "open", List.of("open", "closed")).equals("open"),
                 s.integer("quota-timeout-ms", 1_000L, 1, 60_000),
                 s.integer("max-tenant-labels", 100, 1, 100_000));
@@ -111,6 +115,7 @@ public record FlowControlSettings(
                 defaults,
                 queue,
                 on,
+                fairnessCreditTokens,
                 quotaFailOpen,
                 quotaTimeoutMs,
                 maxTenantLabels);

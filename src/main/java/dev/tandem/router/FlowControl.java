@@ -268,7 +268,10 @@ final class FlowControl {
         return queues.computeIfAbsent(
                 model,
                 m -> new FairQueue<>(
-                        settings.queue().maxPerTenant(), settings.queue().maxTotal(), settings.fairness()));
+                        settings.queue().maxPerTenant(),
+                        settings.queue().maxTotal(),
+                        settings.fairness(),
+                        settings.fairnessCreditTokens()));
     }
 
     /** Requests waiting, over every model. */

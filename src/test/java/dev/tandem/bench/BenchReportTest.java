@@ -67,7 +67,7 @@ class BenchReportTest {
 
         List<String> csv = Files.readAllLines(dir.resolve("results.csv"));
         assertEquals(1 + 3, csv.size(), "a header and one row per request and policy");
-        assertTrue(csv.get(2).endsWith(",\"HTTP 429: \"\"busy\"\", retry\""), csv.get(2));
+        assertTrue(csv.get(2).endsWith(",\"HTTP 429: \"\"busy\"\", retry\","), csv.get(2));
         assertTrue(Files.readString(dir.resolve("report.html")).contains("<svg"));
         assertTrue(Files.readString(dir.resolve("ttft.svg")).contains("polyline"));
         assertTrue(BenchReport.table(read).contains("round-robin"));

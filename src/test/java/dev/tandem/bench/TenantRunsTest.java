@@ -93,6 +93,7 @@ class TenantRunsTest {
         TenantResult x = figures.get("x");
         assertEquals(List.of(2, 1, 0, 210L), List.of(x.admitted(), x.rejected(), x.lost(), x.tokens()));
         assertTrue(x.ttftP50Ms() >= 20 && x.ttftP99Ms() <= 40 && x.ttftP99Ms() > 30, "in trace time: " + x);
+        assertEquals(10, x.rejectedMaxMs(), 1e-9, "its 429 came 1 ms (wall) after it was sent, at time scale 10");
         assertEquals(0, figures.get("y").admitted());
         assertEquals(2, figures.get("y").lost(), "a 429 without Retry-After and a 503 are lost, not refused");
 

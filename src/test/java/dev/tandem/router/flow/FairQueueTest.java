@@ -76,6 +76,31 @@ class FairQueueTest {
         assertNull(queue.poll());
     }
 
+    @ParameterizedTest(name = "credit {0}: {1}")
+    @MethodSource("credits")
+    void creditLetsALightTenantsBurstGoFirst(long credit, String expected) {
+        FairQueue<String> queue = new FairQueue<>(10, 100, true, credit);
+        queue.charge("n", 1000);
+        queue.offer("n", 0, "n1");
+        queue.offer("n", 0, "n2");
+        queue.offer("n", 0, "n3");
+        queue.offer("l", 0, "l1");
+        queue.offer("l", 0, "l2");
+        List<String> polled = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String next = queue.poll();
+            polled.add(next);
+            queue.charge(next.substring(0, 1), 300);
+        }
+        assertEquals(expected, String.join(" ", polled));
+    }
+
+    static Stream<Arguments> credits() {
+        return Stream.of(
+                Arguments.of(0L, "l1 n1 l2"), // VTC's lift: l is at n's counter, and alternates with it
+                Arguments.of(500L, "l1 l2 n1")); // 500 tokens of credit: l's burst of two goes first
+    }
+
     @Test
     void aTenantHoldsAtMostItsBoundAndOthersAreUnaffected() {
         FairQueue<String> queue = new FairQueue<>(2, true);

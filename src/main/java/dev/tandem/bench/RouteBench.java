@@ -42,38 +42,6 @@ public final class RouteBench {
             String via,
             List<TenantSpec> tenants,
             boolean fairness) {
-        /** Without tenants: fairness on. */
-        public Options(
-                Path trace,
-                int prefill,
-                int decode,
-                int routers,
-                List<String> policies,
-                double timeScale,
-                int maxRequests,
-                String profile,
-                Path out,
-                int blockSize,
-                double prefixCacheGb,
-                int localPrefillMaxTokens,
-                String via) {
-            this(
-                    trace,
-                    prefill,
-                    decode,
-                    routers,
-                    policies,
-                    timeScale,
-                    maxRequests,
-                    profile,
-                    out,
-                    blockSize,
-                    prefixCacheGb,
-                    localPrefillMaxTokens,
-                    via,
-                    List.of(),
-                    true);
-        }
 
         /** {@code --via}: sim workers direct, or sim vLLM instances behind upstream workers. */
         public static final String DIRECT = "direct";

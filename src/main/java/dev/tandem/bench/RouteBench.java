@@ -41,7 +41,8 @@ public final class RouteBench {
             int localPrefillMaxTokens,
             String via,
             List<TenantSpec> tenants,
-            boolean fairness) {
+            boolean fairness,
+            int warmUp) {
 
         /** {@code --via}: sim workers direct, or sim vLLM instances behind upstream workers. */
         public static final String DIRECT = "direct";
@@ -95,8 +96,10 @@ public final class RouteBench {
         List<PolicyResult> results = new ArrayList<>();
         Vertx client = Vertx.vertx();
         try {
-            List<TraceRequest> warmUp = requests.subList(0, Math.min(WARM_UP_REQUESTS, requests.size()));
-            runPolicy(o.policies().get(0), "warm-up", shape, client, warmUp, null, deadlineMs, console);
+            if (o.warmUp() > 0) {
+                List<TraceRequest> warmUp = requests.subList(0, Math.min(o.warmUp(), requests.size()));
+                runPolicy(o.policies().get(0), "warm-up", shape, client, warmUp, null, deadlineMs, console);
+            }
             for (int i = 0; i < o.policies().size(); i++) {
                 String policy = o.policies().get(i);
                 PolicyResult result = runPolicy(

@@ -97,6 +97,13 @@ public final class RouteBenchCommand implements Callable<Integer> {
                     + "(default ${DEFAULT-VALUE})")
     String fairness;
 
+    @Option(
+            names = "--warm-up",
+            defaultValue = "" + RouteBench.WARM_UP_REQUESTS,
+            description = "requests replayed, unmeasured, on a cluster of their own before the first policy, so a cold "
+                    + "JVM does not handicap it (default ${DEFAULT-VALUE}; 0 = none)")
+    int warmUp;
+
     @Override
     public Integer call() throws Exception {
         String invalid = invalid();
@@ -121,7 +128,8 @@ public final class RouteBenchCommand implements Callable<Integer> {
                             localPrefillMaxTokens,
                             via,
                             tenants == null ? List.of() : TenantSpec.parse(tenants),
-                            fairness.equals("on")),
+                            fairness.equals("on"),
+                            warmUp),
                     System.out);
         } catch (TraceFormatException | java.nio.file.NoSuchFileException e) {
             // Bad input is the user's to fix: one clear line, not a stack trace.
@@ -145,6 +153,9 @@ public final class RouteBenchCommand implements Callable<Integer> {
         }
         if (!(timeScale > 0) || timeScale > 10_000) {
             return "--time-scale must be a positive number up to 10000";
+        }
+        if (warmUp < 0) {
+            return "--warm-up must be 0 (none) or more";
         }
         if (maxRequests < 0) {
             return "--max-requests must be 0 (all) or more";

@@ -9,7 +9,9 @@ import java.util.Map;
  * queues when the workers are saturated. See the flow-control page of the docs.
  *
  * @param tenantHeader            with no API keys, the header that names the tenant ({@code X-Tenant-Id})
- * @param tenantFromUser          with no API keys and no tenant header, the body's {@code user} names the tenant
+ * @param tenantFromUser          with no API keys and no tenant header, the body's {@code user} names the tenant.
+ *                                Off by default: {@code user} usually names an end user, and a tenant is a
+ *                                metric label
  * @param defaultTenant           the tenant of a request nothing names one for
  * @param tenants                 configured tenants by name; one not listed gets {@link #defaults()}
  * @param defaults                what an unlisted tenant gets ({@code flow-control.default-priority} and the
@@ -76,7 +78,7 @@ public record FlowControlSettings(
         listed.rejectUnknownKeys();
         FlowControlSettings f = new FlowControlSettings(
                 s.string("tenant-header", "X-Tenant-Id"),
-                s.bool("tenant-from-user", true),
+                s.bool("tenant-from-user", false),
                 s.string("default-tenant", "default"),
                 Map.copyOf(tenants),
                 defaults,

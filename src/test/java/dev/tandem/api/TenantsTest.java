@@ -17,8 +17,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** Who a request is from: by its key, else its tenant header, else its {@code user}, else the default. */
 class TenantsTest {
-    private static final JsonObject FLOW =
-            new JsonObject().put("tenants", new JsonObject().put("gold", new JsonObject().put("priority", 7)));
+    private static final JsonObject FLOW = new JsonObject()
+            .put("tenant-from-user", true)
+            .put("tenants", new JsonObject().put("gold", new JsonObject().put("priority", 7)));
 
     private static Tenants tenants(boolean keys) {
         JsonObject json = new JsonObject().put("flow-control", FLOW);

@@ -42,7 +42,10 @@ class RouteBenchCommandTest {
                 Arguments.of(List.of("--trace", good.toString(), "--time-scale", "0"), "--time-scale"),
                 Arguments.of(List.of("--trace", good.toString(), "--profile", "tpu-v9"), "unknown --profile"),
                 Arguments.of(List.of("--trace", good.toString(), "--max-requests", "-1"), "--max-requests"),
-                Arguments.of(List.of("--trace", good.toString(), "--local-prefill-max-tokens", "-5"), "0 or more"));
+                Arguments.of(List.of("--trace", good.toString(), "--local-prefill-max-tokens", "-5"), "0 or more"),
+                Arguments.of(List.of("--trace", good.toString(), "--tenants", "a:priority=1"), "--tenants: "),
+                Arguments.of(List.of("--trace", good.toString(), "--fairness", "maybe"), "--fairness"),
+                Arguments.of(List.of("--trace", good.toString(), "--warm-up", "-1"), "--warm-up"));
     }
 
     @ParameterizedTest

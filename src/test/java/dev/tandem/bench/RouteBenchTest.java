@@ -56,7 +56,7 @@ class RouteBenchTest {
 
     private static RouteBench.Options options(Path trace, Path out, int routers, List<String> policies, String via) {
         return new RouteBench.Options(
-                trace, 2, 2, routers, policies, 1, 0, SimProfiles.DEFAULT, out, 16, 0, 256, via, List.of(), true);
+                trace, 2, 2, routers, policies, 1, 0, SimProfiles.DEFAULT, out, 16, 0, 256, via, List.of(), true, 0);
     }
 
     @Test

@@ -19,6 +19,7 @@ class FlowControlSettingsTest {
         assertEquals("X-Tenant-Id", f.tenantHeader());
         assertEquals("default", f.defaultTenant());
         assertTrue(f.fairness());
+        assertTrue(!f.tenantFromUser(), "user names end users: not a metric label unless asked");
         assertTrue(f.quotaFailOpen());
         assertEquals(30_000, f.queue().timeoutMs());
         assertEquals(25, f.queue().maxQueuedPrefillMs());

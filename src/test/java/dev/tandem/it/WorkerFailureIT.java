@@ -43,7 +43,13 @@ class WorkerFailureIT extends ClusterIT {
                         15_000,
                         // 4 ms per prompt token: a prompt of ~40 tokens holds a prefill worker for ~160 ms.
                         "model.emulated-prefill-us-per-token",
-                        4_000));
+                        4_000,
+                        // The router's queue never holds a prompt back: prompts queue on the workers, where the
+                        // prefill test kills one.
+                        "flow-control.max-queued-prefill-ms",
+                        0,
+                        "flow-control.max-queued-prefill-tokens",
+                        1_000_000_000));
         // prefill-1 is the seed and is never killed; decode-2 stays too, so each test has a survivor.
         List<TandemProcess> nodes = cluster.start(
                 Node.prefill("prefill-1"),

@@ -11,6 +11,7 @@ import dev.tandem.router.flow.Saturation;
 import io.vertx.core.Future;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Flow control between admission and scheduling: the tenant's cluster-wide quota ({@link TenantQuotas}),
@@ -92,8 +93,10 @@ final class FlowControl {
     /** Dispatches the request now if its model has room and nobody waits before it; else it waits. */
     void offer(ActiveRequest a) {
         FairQueue<ActiveRequest> queue = queue(a.request.model());
-        if (queue.isEmpty() && !saturated(a.request.model())) {
-            admit(a, queue, false);
+        a.queue = queue;
+        Saturation.Room room = room(a.request.model());
+        if (queue.isEmpty() && !room.saturated()) {
+            admit(a, room.full(), false);
             return;
         }
         RequestClass flow = a.request.flow();
@@ -116,7 +119,7 @@ final class FlowControl {
         a.holdsAdmission = false;
         a.queued = true;
         a.queuedNanos = loop.nanoTime();
-        metrics.queued(flow.tenant(), flow.priority(), 1);
+        a.meters.queued(1);
         long waitedMs = (a.queuedNanos - a.startNanos) / 1_000_000;
         long deadlineMs =
                 flow.timeoutMs() > 0 ? flow.timeoutMs() : settings.queue().timeoutMs();
@@ -143,8 +146,7 @@ final class FlowControl {
     void ended(ActiveRequest a) {
         if (a.queued) {
             leave(a);
-            queue(a.request.model())
-                    .remove(a.request.flow().tenant(), a.request.flow().priority(), a);
+            a.queue.remove(a.request.flow().tenant(), a.request.flow().priority(), a);
         }
         if (a.quotaTokens > 0) {
             long used = (long) a.request.promptTokens().length + a.stream.delivered();
@@ -156,9 +158,8 @@ final class FlowControl {
 
     /** Generated tokens reached the client: they count for the tenant's fairness and metrics. */
     void served(ActiveRequest a, int tokens) {
-        RequestClass flow = a.request.flow();
-        queue(a.request.model()).charge(flow.tenant(), tokens);
-        metrics.tokens(flow.tenant(), flow.priority(), "out", tokens);
+        a.queue.charge(a.request.flow().tenant(), tokens);
+        a.meters.tokensOut(tokens);
     }
 
     /** Room may have freed (a prefill ended): look at the queues once this turn of the loop is over. */
@@ -182,12 +183,16 @@ final class FlowControl {
         boolean waiting = false;
         for (Map.Entry<ServedModel, FairQueue<ActiveRequest>> e : queues.entrySet()) {
             FairQueue<ActiveRequest> queue = e.getValue();
-            while (!queue.isEmpty() && admission.hasRoom() && !saturated(e.getKey())) {
+            while (!queue.isEmpty() && admission.hasRoom()) {
+                Saturation.Room room = room(e.getKey());
+                if (room.saturated()) {
+                    break;
+                }
                 ActiveRequest a = queue.poll();
                 leave(a);
                 admission.take();
                 a.holdsAdmission = true;
-                admit(a, queue, true);
+                admit(a, room.full(), true);
             }
             waiting |= !queue.isEmpty();
         }
@@ -199,27 +204,24 @@ final class FlowControl {
         }
     }
 
-    private void admit(ActiveRequest a, FairQueue<ActiveRequest> queue, boolean waited) {
-        RequestClass flow = a.request.flow();
+    /** Sends the request on to scheduling, away from the {@code full} workers (and any too slow for its target). */
+    private void admit(ActiveRequest a, Set<String> full, boolean waited) {
         if (waited) {
-            metrics.waited(flow.tenant(), flow.priority(), loop.nanoTime() - a.queuedNanos);
+            a.meters.waited(loop.nanoTime() - a.queuedNanos);
         }
-        PairScheduler scheduler = pairs.of(a.request.model());
-        java.util.Set<String> avoid =
-                saturation.full(scheduler.workers(WorkerRole.PREFILL), scheduler.workers(WorkerRole.DECODE));
-        if (flow.sloTtftMs() > 0 && !meetsSlo(a, avoid)) {
+        if (a.request.flow().sloTtftMs() > 0 && !meetsSlo(a, full)) {
             return;
         }
-        a.avoidFirst = avoid;
-        metrics.admitted(flow.tenant(), flow.priority());
+        a.avoidFirst = full;
+        a.meters.admitted();
         int prompt = a.request.promptTokens().length;
-        queue.charge(flow.tenant(), prompt);
-        metrics.tokens(flow.tenant(), flow.priority(), "in", prompt);
+        a.queue.charge(a.request.flow().tenant(), prompt);
+        a.meters.tokensIn(prompt);
         lifecycle.guarded(a, () -> lifecycle.dispatch(a));
     }
 
     /** The prefill workers that can still give the first token in time, or the request ends here. */
-    private boolean meetsSlo(ActiveRequest a, java.util.Set<String> avoid) {
+    private boolean meetsSlo(ActiveRequest a, Set<String> avoid) {
         long target = a.request.flow().sloTtftMs();
         double budgetMs = target - (loop.nanoTime() - a.startNanos) / 1e6;
         PairScheduler.SloMisses misses = pairs.of(a.request.model()).sloMisses(a.resumePrompt(), budgetMs);
@@ -251,17 +253,17 @@ final class FlowControl {
             loop.cancelTimer(a.queueTimerId);
             a.queueTimerId = -1;
         }
-        metrics.queued(a.request.flow().tenant(), a.request.flow().priority(), -1);
+        a.meters.queued(-1);
     }
 
     private GenerationFailure rejected(ActiveRequest a, GenerationFailure why) {
-        metrics.rejected(a.request.flow().tenant(), a.request.flow().priority(), why.code());
+        a.meters.rejected(why.code());
         return why;
     }
 
-    private boolean saturated(ServedModel model) {
+    private Saturation.Room room(ServedModel model) {
         PairScheduler scheduler = pairs.of(model);
-        return saturation.saturated(scheduler.workers(WorkerRole.PREFILL), scheduler.workers(WorkerRole.DECODE));
+        return saturation.room(scheduler.workers(WorkerRole.PREFILL), scheduler.workers(WorkerRole.DECODE));
     }
 
     private FairQueue<ActiveRequest> queue(ServedModel model) {

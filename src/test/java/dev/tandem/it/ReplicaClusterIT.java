@@ -45,7 +45,18 @@ class ReplicaClusterIT extends ClusterIT {
         // and their affinity is checked on each (the default policy sends each to the worker that looks
         // least busy, which for requests in a row may be the same one every time).
         cluster = new TandemCluster(
-                ReplicaClusterIT.class, Map.of("router.request-timeout-ms", 20_000, "router.policy", "seed"));
+                ReplicaClusterIT.class,
+                Map.of(
+                        "router.request-timeout-ms",
+                        20_000,
+                        "router.policy",
+                        "seed",
+                        // The routers' queue never holds a prompt back: which worker frees first would otherwise
+                        // decide where a request goes, and this test checks that both replicas spread over all.
+                        "flow-control.max-queued-prefill-ms",
+                        0,
+                        "flow-control.max-queued-prefill-tokens",
+                        1_000_000_000));
         // prefill-1 is the seed: it starts alone and is never killed.
         List<TandemProcess> nodes = cluster.start(
                 Node.prefill("prefill-1"),

@@ -2,8 +2,6 @@ package dev.tandem.router;
 
 import dev.tandem.engine.StopCondition;
 import dev.tandem.engine.tokenizer.Tokenizer;
-import dev.tandem.metrics.FlowMetrics;
-import dev.tandem.router.flow.FairQueue;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -60,12 +58,6 @@ final class ActiveRequest implements RequestRouter.Handle {
 
     /** Waiting in the router's queue (flow control), since {@code queuedNanos}, until {@code queueTimerId}. */
     boolean queued;
-
-    /** Its tenant's meters, looked up once. */
-    FlowMetrics.Tenant meters;
-
-    /** Its model's queue (from flow control's offer on): where it waits, and whose counters it charges. */
-    FairQueue<ActiveRequest> queue;
 
     /** It holds a place of {@code router.max-in-flight} (from admission on, except while it waits in the queue). */
     boolean holdsAdmission = true;

@@ -11,7 +11,6 @@ import dev.tandem.router.flow.Saturation;
 import io.vertx.core.Future;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Flow control between admission and scheduling: the tenant's cluster-wide quota ({@link TenantQuotas}),
@@ -93,10 +92,8 @@ final class FlowControl {
     /** Dispatches the request now if its model has room and nobody waits before it; else it waits. */
     void offer(ActiveRequest a) {
         FairQueue<ActiveRequest> queue = queue(a.request.model());
-        a.queue = queue;
-        Saturation.Room room = room(a.request.model());
-        if (queue.isEmpty() && !room.saturated()) {
-            admit(a, room.full(), false);
+        if (queue.isEmpty() && !saturated(a.request.model())) {
+            admit(a, queue, false);
             return;
         }
         RequestClass flow = a.request.flow();
@@ -119,7 +116,7 @@ final class FlowControl {
         a.holdsAdmission = false;
         a.queued = true;
         a.queuedNanos = loop.nanoTime();
-        a.meters.queued(1);
+        metrics.queued(flow.tenant(), flow.priority(), 1);
         long waitedMs = (a.queuedNanos - a.startNanos) / 1_000_000;
         long deadlineMs =
                 flow.timeoutMs() > 0 ? flow.timeoutMs() : settings.queue().timeoutMs();
@@ -146,7 +143,8 @@ final class FlowControl {
     void ended(ActiveRequest a) {
         if (a.queued) {
             leave(a);
-            a.queue.remove(a.request.flow().tenant(), a.request.flow().priority(), a);
+            queue(a.request.model())
+                    .remove(a.request.flow().tenant(), a.request.flow().priority(), a);
         }
         if (a.quotaTokens > 0) {
             long used = (long) a.request.promptTokens().length + a.stream.delivered();
@@ -158,8 +156,9 @@ final class FlowControl {
 
     /** Generated tokens reached the client: they count for the tenant's fairness and metrics. */
     void served(ActiveRequest a, int tokens) {
-        a.queue.charge(a.request.flow().tenant(), tokens);
-        a.meters.tokensOut(tokens);
+        RequestClass flow = a.request.flow();
+        queue(a.request.model()).charge(flow.tenant(), tokens);
+        metrics.tokens(flow.tenant(), flow.priority(), "out", tokens);
     }
 
     /** Room may have freed (a prefill ended): look at the queues once this turn of the loop is over. */
@@ -183,16 +182,12 @@ final class FlowControl {
         boolean waiting = false;
         for (Map.Entry<ServedModel, FairQueue<ActiveRequest>> e : queues.entrySet()) {
             FairQueue<ActiveRequest> queue = e.getValue();
-            while (!queue.isEmpty() && admission.hasRoom()) {
-                Saturation.Room room = room(e.getKey());
-                if (room.saturated()) {
-                    break;
-                }
+            while (!queue.isEmpty() && admission.hasRoom() && !saturated(e.getKey())) {
                 ActiveRequest a = queue.poll();
                 leave(a);
                 admission.take();
                 a.holdsAdmission = true;
-                admit(a, room.full(), true);
+                admit(a, queue, true);
             }
             waiting |= !queue.isEmpty();
         }
@@ -204,24 +199,27 @@ final class FlowControl {
         }
     }
 
-    /** Sends the request on to scheduling, away from the {@code full} workers (and any too slow for its target). */
-    private void admit(ActiveRequest a, Set<String> full, boolean waited) {
+    private void admit(ActiveRequest a, FairQueue<ActiveRequest> queue, boolean waited) {
+        RequestClass flow = a.request.flow();
         if (waited) {
-            a.meters.waited(loop.nanoTime() - a.queuedNanos);
+            metrics.waited(flow.tenant(), flow.priority(), loop.nanoTime() - a.queuedNanos);
         }
-        if (a.request.flow().sloTtftMs() > 0 && !meetsSlo(a, full)) {
+        PairScheduler scheduler = pairs.of(a.request.model());
+        java.util.Set<String> avoid =
+                saturation.full(scheduler.workers(WorkerRole.PREFILL), scheduler.workers(WorkerRole.DECODE));
+        if (flow.sloTtftMs() > 0 && !meetsSlo(a, avoid)) {
             return;
         }
-        a.avoidFirst = full;
-        a.meters.admitted();
+        a.avoidFirst = avoid;
+        metrics.admitted(flow.tenant(), flow.priority());
         int prompt = a.request.promptTokens().length;
-        a.queue.charge(a.request.flow().tenant(), prompt);
-        a.meters.tokensIn(prompt);
+        queue.charge(flow.tenant(), prompt);
+        metrics.tokens(flow.tenant(), flow.priority(), "in", prompt);
         lifecycle.guarded(a, () -> lifecycle.dispatch(a));
     }
 
     /** The prefill workers that can still give the first token in time, or the request ends here. */
-    private boolean meetsSlo(ActiveRequest a, Set<String> avoid) {
+    private boolean meetsSlo(ActiveRequest a, java.util.Set<String> avoid) {
         long target = a.request.flow().sloTtftMs();
         double budgetMs = target - (loop.nanoTime() - a.startNanos) / 1e6;
         PairScheduler.SloMisses misses = pairs.of(a.request.model()).sloMisses(a.resumePrompt(), budgetMs);
@@ -253,17 +251,17 @@ final class FlowControl {
             loop.cancelTimer(a.queueTimerId);
             a.queueTimerId = -1;
         }
-        a.meters.queued(-1);
+        metrics.queued(a.request.flow().tenant(), a.request.flow().priority(), -1);
     }
 
     private GenerationFailure rejected(ActiveRequest a, GenerationFailure why) {
-        a.meters.rejected(why.code());
+        metrics.rejected(a.request.flow().tenant(), a.request.flow().priority(), why.code());
         return why;
     }
 
-    private Saturation.Room room(ServedModel model) {
+    private boolean saturated(ServedModel model) {
         PairScheduler scheduler = pairs.of(model);
-        return saturation.room(scheduler.workers(WorkerRole.PREFILL), scheduler.workers(WorkerRole.DECODE));
+        return saturation.saturated(scheduler.workers(WorkerRole.PREFILL), scheduler.workers(WorkerRole.DECODE));
     }
 
     private FairQueue<ActiveRequest> queue(ServedModel model) {

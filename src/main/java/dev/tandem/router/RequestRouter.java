@@ -76,13 +76,12 @@ public final class RequestRouter {
         ActiveRequest a = new ActiveRequest(
                 request, sink, loop.nanoTime(), () -> loop.execute(() -> lifecycle.end(self[0], null, "cancelled")));
         self[0] = a;
-        a.meters = flowMetrics.of(request.flow().tenant(), request.flow().priority());
         GenerationFailure refused = admission.admit();
         if (refused != null) {
             // Refused before anything is taken: nothing to release.
             a.moveTo(RequestState.ENDED);
             metrics.ended(RouterMetrics.Outcome.REJECTED, 0, 0, 0);
-            a.meters.rejected(refused.code());
+            flowMetrics.rejected(request.flow().tenant(), request.flow().priority(), refused.code());
             sink.onError(refused);
             return a;
         }

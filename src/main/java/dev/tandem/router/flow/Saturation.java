@@ -1,9 +1,7 @@
 package dev.tandem.router.flow;
 
 import dev.tandem.protocol.WorkerView;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Whether a model's pools can take one more request now — llm-d's "saturation detector": the prefill pool
@@ -31,36 +29,44 @@ public final class Saturation {
         this.maxKvFraction = maxKvFraction;
     }
 
-    /**
-     * What the pools have room for, now. {@code full}: the workers without room, of both pools — a request let
-     * through goes to one of the others; scheduling alone would not see it, since its scorers read the larger of
-     * a worker's report and the routers' count, and a report a heartbeat old made an idle worker look busy, so
-     * prompts piled onto a busy one (worker queue 105 ms on the noisy-neighbour run). {@code saturated}: either
-     * pool has no worker with room (an empty pool is not saturated: scheduling answers 503).
-     */
-    public record Room(boolean saturated, Set<String> full) {}
-
-    /** Both pools' room, from one snapshot of each. */
-    public Room room(List<WorkerView> prefill, List<WorkerView> decode) {
-        Set<String> full = new HashSet<>();
-        boolean prefillSaturated = collectFull(prefill, true, full);
-        boolean decodeSaturated = collectFull(decode, false, full);
-        return new Room(prefillSaturated || decodeSaturated, full);
+    /** True when either pool has no worker with room; an empty pool is not saturated (scheduling says 503). */
+    public boolean saturated(List<WorkerView> prefill, List<WorkerView> decode) {
+        return allFull(prefill, true) || allFull(decode, false);
     }
 
-    /** Adds the pool's full workers to {@code full}; true when every worker that takes work is full. */
-    private boolean collectFull(List<WorkerView> pool, boolean prefill, Set<String> full) {
-        boolean any = false;
-        boolean all = true;
-        for (WorkerView w : pool) {
-            if (prefill ? prefillFull(w) : decodeFull(w)) {
-                full.add(w.id());
-            } else if (!w.draining()) {
-                all = false;
+    /**
+     * The workers without room, of both pools: a request let through goes to one of the others. Scheduling
+     * alone would not see it: its scorers read the larger of a worker's report and the routers' count, and a
+     * report a heartbeat old made an idle worker look busy, so prompts piled onto a busy one (worker queue
+     * 105 ms on the noisy-neighbour run).
+     */
+    public java.util.Set<String> full(List<WorkerView> prefill, List<WorkerView> decode) {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        for (WorkerView w : prefill) {
+            if (prefillFull(w)) {
+                out.add(w.id());
             }
-            any |= !w.draining();
         }
-        return any && all;
+        for (WorkerView w : decode) {
+            if (decodeFull(w)) {
+                out.add(w.id());
+            }
+        }
+        return out;
+    }
+
+    private boolean allFull(List<WorkerView> pool, boolean prefill) {
+        boolean any = false;
+        for (WorkerView w : pool) {
+            if (w.draining()) {
+                continue;
+            }
+            any = true;
+            if (!(prefill ? prefillFull(w) : decodeFull(w))) {
+                return false;
+            }
+        }
+        return any;
     }
 
     /** Prompt tokens a worker has to get through before a new one: its report or the routers' count. */

@@ -51,8 +51,7 @@ class SaturationTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("states")
     void saturatedWhenAPoolHasNoWorkerWithRoom(String name, WorkerView prefill, WorkerView decode, boolean saturated) {
-        assertEquals(
-                saturated, saturation.room(List.of(prefill), List.of(decode)).saturated());
+        assertEquals(saturated, saturation.saturated(List.of(prefill), List.of(decode)));
     }
 
     @Test
@@ -61,10 +60,9 @@ class SaturationTest {
         WorkerView free = prefill("p2", 0, 0, 10_000, false);
         WorkerView fullDecode = decode("d1", 4, 0, 100);
         WorkerView openDecode = decode("d2", 0, 0, 100);
-        Saturation.Room room = saturation.room(List.of(busy, free), List.of(fullDecode, openDecode));
-        assertEquals(false, room.saturated());
-        assertEquals(Set.of("p1", "d1"), room.full());
-        assertEquals(true, saturation.room(List.of(busy), List.of(openDecode)).saturated());
-        assertEquals(false, saturation.room(List.of(), List.of()).saturated(), "no workers: scheduling answers 503");
+        assertEquals(false, saturation.saturated(List.of(busy, free), List.of(fullDecode, openDecode)));
+        assertEquals(Set.of("p1", "d1"), saturation.full(List.of(busy, free), List.of(fullDecode, openDecode)));
+        assertEquals(true, saturation.saturated(List.of(busy), List.of(openDecode)));
+        assertEquals(false, saturation.saturated(List.of(), List.of()), "no workers: scheduling answers 503");
     }
 }

@@ -326,16 +326,28 @@ public final class Main implements Callable<Integer> {
             System.out.println("  health and metrics on http://" + config.http().host() + ":" + node.opsPort());
         }
         if (node.router() != null) {
-            String url = "http://" + config.http().host() + ":" + node.router().httpPort();
-            System.out.println("  router " + node.router().routerId() + " listening on " + url);
+            var tls = config.http().tls();
+            String url = tls.scheme("http", "https") + "://" + config.http().host() + ":"
+                    + node.router().httpPort();
+            System.out.println("  router " + node.router().routerId() + " listening on " + url
+                    + (tls.enabled()
+                            ? " (TLS" + (tls.clientAuth() ? ", client certificates required" : "") + ")"
+                            : ""));
+            if (node.router().plainHttpPort() >= 0) {
+                System.out.println("  clear-text HTTP on http://"
+                        + config.http().host() + ":" + node.router().plainHttpPort()
+                        + (tls.required() ? " refuses requests (http.tls-required)" : ""));
+            }
             if (node.router().bridge() != null) {
                 System.out.println("  event-bus bridge listening on tcp://"
-                        + config.bridge().host() + ":" + node.router().bridge().tcpPort());
+                        + config.bridge().host() + ":" + node.router().bridge().tcpPort()
+                        + (config.bridge().tls().enabled() ? " (TLS)" : ""));
             }
             if (node.workerBridge() != null) {
                 System.out.println("  worker bridge listening on tcp://"
                         + config.workerBridge().host() + ":"
-                        + node.workerBridge().port());
+                        + node.workerBridge().port()
+                        + (config.workerBridge().tls().enabled() ? " (TLS)" : ""));
             }
             System.out.println("Try:");
             System.out.println("  curl -N " + url + "/v1/completions -H 'Content-Type: application/json' "

@@ -14,12 +14,22 @@ import java.util.concurrent.CompletableFuture;
 
 /** A small blocking/async HTTP client for tests, on the JDK's HttpClient (a client independent of Vert.x). */
 public final class HttpTestClient {
-    private final HttpClient client =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient client;
     private final String base;
 
     public HttpTestClient(int port) {
+        this.client =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         this.base = "http://127.0.0.1:" + port;
+    }
+
+    /** Over TLS with {@code tls} ({@link TestTls#clientContext}); HTTP/2 when the server offers it by ALPN. */
+    public HttpTestClient(int port, javax.net.ssl.SSLContext tls) {
+        this.client = HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(5))
+                .sslContext(tls)
+                .build();
+        this.base = "https://127.0.0.1:" + port;
     }
 
     public HttpRequest.Builder request(String path) {

@@ -5,7 +5,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -45,7 +44,7 @@ public final class RawHttp {
      * ({@link Response#closed}); a server that keeps it open fails the test after the hang guard.
      */
     public static Response exchange(int port, byte[] request, boolean thenAwaitClose) throws IOException {
-        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+        try (Socket socket = TestTls.open(port)) {
             socket.setSoTimeout(READ_TIMEOUT_MS);
             OutputStream out = socket.getOutputStream();
             try {

@@ -4,10 +4,10 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.tandem.config.ClusterSettings;
 import dev.tandem.config.RouterSettings;
 import dev.tandem.protocol.KvChunkCodec;
+import dev.tandem.security.RegistrySeal;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
-import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.core.metrics.MetricsOptions;
 import io.vertx.core.spi.VertxMetricsFactory;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
@@ -20,9 +20,11 @@ public final class ClusterNode {
     private final Vertx vertx;
     private final HazelcastClusterManager clusterManager;
     private final String nodeId;
+    private final RegistrySeal registrySeal;
 
-    private ClusterNode(Vertx vertx, HazelcastClusterManager clusterManager, String nodeId) {
+    private ClusterNode(Vertx vertx, HazelcastClusterManager clusterManager, String nodeId, RegistrySeal registrySeal) {
         this.nodeId = nodeId;
+        this.registrySeal = registrySeal;
         this.vertx = vertx;
         this.clusterManager = clusterManager;
     }
@@ -44,17 +46,19 @@ public final class ClusterNode {
         HazelcastClusterManager manager = new HazelcastClusterManager(config);
         VertxOptions options = new VertxOptions()
                 .setMetricsOptions(metricsOptions)
-                .setEventBusOptions(new EventBusOptions()
-                        .setHost(cluster.host())
-                        .setClusterPublicHost(cluster.host())
-                        .setPort(0));
+                .setEventBusOptions(ClusterTlsOptions.eventBus(cluster));
         var builder = Vertx.builder().with(options).withClusterManager(manager);
         if (metricsFactory != null) {
             builder.withMetrics(metricsFactory);
         }
-        return builder.buildClustered().map(vertx -> {
+        return builder.buildClustered().compose(vertx -> {
             vertx.eventBus().registerCodec(KvChunkCodec.INSTANCE);
-            return new ClusterNode(vertx, manager, nodeId);
+            try {
+                return Future.succeededFuture(new ClusterNode(
+                        vertx, manager, nodeId, ClusterTlsOptions.registrySeal(vertx, cluster, manager)));
+            } catch (RuntimeException e) {
+                return vertx.close().transform(v -> Future.failedFuture(e));
+            }
         });
     }
 
@@ -81,6 +85,11 @@ public final class ClusterNode {
      */
     public String nodeId() {
         return nodeId;
+    }
+
+    /** How this node signs and checks worker registry entries ({@link RegistrySeal#NONE} without cluster TLS). */
+    public RegistrySeal registrySeal() {
+        return registrySeal;
     }
 
     public Future<Void> close() {

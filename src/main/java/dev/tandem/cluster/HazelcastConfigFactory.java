@@ -49,6 +49,8 @@ public final class HazelcastConfigFactory {
         network.setPort(cluster.port()).setPortAutoIncrement(true).setPortCount(100);
         network.setPublicAddress(null);
         network.getInterfaces().setEnabled(true).setInterfaces(List.of(cluster.host()));
+        // Listen on that interface alone: by default Hazelcast binds every interface whatever it advertises.
+        config.setProperty("hazelcast.socket.bind.any", "false");
         JoinConfig join = network.getJoin();
         join.getMulticastConfig().setEnabled(false);
         join.getAutoDetectionConfig().setEnabled(false);

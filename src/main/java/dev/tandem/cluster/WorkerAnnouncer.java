@@ -3,6 +3,7 @@ package dev.tandem.cluster;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import dev.tandem.protocol.WorkerDescriptor;
+import dev.tandem.security.RegistrySeal;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -27,8 +28,11 @@ public final class WorkerAnnouncer {
     /** Set by {@link #stop}: a start still checking the registry must then announce nothing. */
     private volatile boolean stopped;
 
-    public WorkerAnnouncer(Vertx vertx, HazelcastInstance hazelcast, long heartbeatMs, long ttlMs) {
+    private final RegistrySeal seal;
+
+    public WorkerAnnouncer(Vertx vertx, HazelcastInstance hazelcast, RegistrySeal seal, long heartbeatMs, long ttlMs) {
         this.vertx = vertx;
+        this.seal = seal;
         this.map = hazelcast.getMap(ClusterNames.WORKERS);
         this.models = hazelcast.getMap(ClusterNames.MODELS);
         this.heartbeatMs = heartbeatMs;
@@ -73,7 +77,11 @@ public final class WorkerAnnouncer {
         // One read of the registry: the worker that holds the name with other weights (the claim's, or one
         // registered while no claim stood), so the refusal can say which.
         WorkerDescriptor other = null;
-        for (String json : map.values()) {
+        for (java.util.Map.Entry<String, String> e : map.entrySet()) {
+            String json = seal.open(e.getKey(), e.getValue());
+            if (json == null) {
+                continue; // an entry no member of this cluster wrote holds no name
+            }
             WorkerDescriptor w = WorkerDescriptor.CODEC.decode(new io.vertx.core.json.JsonObject(json));
             if (!w.workerId().equals(d.workerId())
                     && w.model().equals(d.model())
@@ -106,7 +114,7 @@ public final class WorkerAnnouncer {
      * are chosen by someone else.
      */
     public Future<Boolean> claim(WorkerDescriptor d) {
-        String json = WorkerDescriptor.CODEC.encode(d).encode();
+        String json = seal.seal(d.workerId(), WorkerDescriptor.CODEC.encode(d).encode());
         // IMap has no asynchronous putIfAbsent: a worker thread waits for it (joins are rare).
         return vertx.executeBlocking(
                         () -> map.putIfAbsent(d.workerId(), json, ttlMs + 1000, TimeUnit.MILLISECONDS), false)
@@ -126,7 +134,7 @@ public final class WorkerAnnouncer {
     private Future<Void> put(Context context) {
         WorkerDescriptor d = descriptor.get();
         workerId = d.workerId();
-        String json = WorkerDescriptor.CODEC.encode(d).encode();
+        String json = seal.seal(d.workerId(), WorkerDescriptor.CODEC.encode(d).encode());
         // The model's name stays claimed while any of its workers lives (not awaited: the entry is what counts).
         models.setAsync(d.model(), d.modelFingerprint(), ttlMs + 1000, TimeUnit.MILLISECONDS);
         // Hazelcast keeps expiry in whole seconds, so a TTL of N ms may lapse after N - 1000: a second of

@@ -10,6 +10,7 @@ import com.hazelcast.map.listener.EntryRemovedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
 import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerRole;
+import dev.tandem.security.RegistrySeal;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -60,8 +61,11 @@ public final class WorkerDirectory {
     private UUID entryListener;
     private MemberWatch members;
 
-    public WorkerDirectory(Vertx vertx, HazelcastInstance hazelcast) {
+    private final RegistrySeal seal;
+
+    public WorkerDirectory(Vertx vertx, HazelcastInstance hazelcast, RegistrySeal seal) {
         this.vertx = vertx;
+        this.seal = seal;
         this.hazelcast = hazelcast;
         this.map = hazelcast.getMap(ClusterNames.WORKERS);
     }
@@ -133,7 +137,12 @@ public final class WorkerDirectory {
         additionListeners.add(listener);
     }
 
-    private void upsert(String key, String json) {
+    private void upsert(String key, String stored) {
+        // An entry that does not verify changes nothing: a forged one cannot replace a real worker's either.
+        String json = seal.open(key, stored);
+        if (json == null) {
+            return;
+        }
         try {
             WorkerDescriptor d = WorkerDescriptor.CODEC.decode(new JsonObject(json));
             WorkerDescriptor before = workers.put(key, d);

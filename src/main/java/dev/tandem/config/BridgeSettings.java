@@ -17,6 +17,8 @@ import java.util.List;
  *                      closed; 0 = never
  * @param frameReadTimeoutMs a TCP frame whose bytes (a skipped oversized one's included) take longer than this to
  *                      arrive closes the connection; 0 = never
+ * @param tls           TLS of the TCP bridge (the SockJS bridge is on the HTTP port and has {@code http}'s)
+ * @param connections   connection limits of the TCP bridge
  */
 public record BridgeSettings(
         String host,
@@ -25,7 +27,9 @@ public record BridgeSettings(
         boolean sockjs,
         List<String> sockjsAllowedOrigins,
         long idleTimeoutMs,
-        long frameReadTimeoutMs) {
+        long frameReadTimeoutMs,
+        TlsSettings tls,
+        ConnectionLimits connections) {
 
     static BridgeSettings read(ConfigSection s) {
         BridgeSettings b = new BridgeSettings(
@@ -35,7 +39,9 @@ public record BridgeSettings(
                 s.bool("sockjs", true),
                 List.copyOf(s.strings("sockjs-allowed-origins")),
                 s.integer("idle-timeout-ms", 300_000L, 0, 86_400_000L),
-                s.integer("frame-read-timeout-ms", 10_000L, 0, 3_600_000L));
+                s.integer("frame-read-timeout-ms", 10_000L, 0, 3_600_000L),
+                TlsSettings.read(s),
+                ConnectionLimits.read(s, 4_096));
         s.rejectUnknownKeys();
         return b;
     }
@@ -43,7 +49,16 @@ public record BridgeSettings(
     /** The defaults' timeouts with the other fields as given. */
     public BridgeSettings(
             String host, int tcpPort, int maxFrameBytes, boolean sockjs, List<String> sockjsAllowedOrigins) {
-        this(host, tcpPort, maxFrameBytes, sockjs, sockjsAllowedOrigins, 300_000L, 10_000L);
+        this(
+                host,
+                tcpPort,
+                maxFrameBytes,
+                sockjs,
+                sockjsAllowedOrigins,
+                300_000L,
+                10_000L,
+                TlsSettings.NONE,
+                ConnectionLimits.NONE);
     }
 
     public boolean tcpEnabled() {
@@ -52,6 +67,40 @@ public record BridgeSettings(
 
     public BridgeSettings withTcpPort(int port) {
         return new BridgeSettings(
-                host, port, maxFrameBytes, sockjs, sockjsAllowedOrigins, idleTimeoutMs, frameReadTimeoutMs);
+                host,
+                port,
+                maxFrameBytes,
+                sockjs,
+                sockjsAllowedOrigins,
+                idleTimeoutMs,
+                frameReadTimeoutMs,
+                tls,
+                connections);
+    }
+
+    public BridgeSettings withTls(TlsSettings tls) {
+        return new BridgeSettings(
+                host,
+                tcpPort,
+                maxFrameBytes,
+                sockjs,
+                sockjsAllowedOrigins,
+                idleTimeoutMs,
+                frameReadTimeoutMs,
+                tls,
+                connections);
+    }
+
+    public BridgeSettings withConnections(ConnectionLimits connections) {
+        return new BridgeSettings(
+                host,
+                tcpPort,
+                maxFrameBytes,
+                sockjs,
+                sockjsAllowedOrigins,
+                idleTimeoutMs,
+                frameReadTimeoutMs,
+                tls,
+                connections);
     }
 }

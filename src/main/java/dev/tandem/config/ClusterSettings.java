@@ -12,6 +12,7 @@ import java.util.List;
  *                         ones, workers drain) before it leaves the cluster
  * @param alone            a cluster of one: no join at all, under a name no other process has (see
  *                         {@link #asClusterOfOne()}); never read from the file
+ * @param tls              the event bus's mutual TLS and the registry's signatures; {@link ClusterTls#NONE} = off
  */
 public record ClusterSettings(
         String name,
@@ -20,7 +21,8 @@ public record ClusterSettings(
         List<String> members,
         String hazelcastConfig,
         long shutdownDrainMs,
-        boolean alone) {
+        boolean alone,
+        ClusterTls tls) {
 
     public ClusterSettings(String name, String host, int port, List<String> members) {
         this(name, host, port, members, "", 30_000);
@@ -28,7 +30,7 @@ public record ClusterSettings(
 
     public ClusterSettings(
             String name, String host, int port, List<String> members, String hazelcastConfig, long shutdownDrainMs) {
-        this(name, host, port, members, hazelcastConfig, shutdownDrainMs, false);
+        this(name, host, port, members, hazelcastConfig, shutdownDrainMs, false, ClusterTls.NONE);
     }
 
     /** Whether nothing says whom to cluster with: no members to join and no Hazelcast file. */
@@ -44,7 +46,7 @@ public record ClusterSettings(
     public ClusterSettings asClusterOfOne() {
         String unique =
                 name + "-alone-" + java.util.UUID.randomUUID().toString().substring(0, 8);
-        return new ClusterSettings(unique, host, port, members, hazelcastConfig, shutdownDrainMs, true);
+        return new ClusterSettings(unique, host, port, members, hazelcastConfig, shutdownDrainMs, true, tls);
     }
 
     static ClusterSettings read(ConfigSection s) {
@@ -54,20 +56,27 @@ public record ClusterSettings(
                 s.integer("port", 5701, 1, 65535),
                 List.copyOf(s.strings("members")),
                 s.string("hazelcast-config", ""),
-                s.integer("shutdown-drain-ms", 30_000L, 0, 3_600_000));
+                s.integer("shutdown-drain-ms", 30_000L, 0, 3_600_000),
+                false,
+                ClusterTls.read(s));
         s.rejectUnknownKeys();
         return c;
     }
 
     public ClusterSettings withName(String name) {
-        return new ClusterSettings(name, host, port, members, hazelcastConfig, shutdownDrainMs, alone);
+        return new ClusterSettings(name, host, port, members, hazelcastConfig, shutdownDrainMs, alone, tls);
     }
 
     public ClusterSettings withMembers(List<String> members) {
-        return new ClusterSettings(name, host, port, List.copyOf(members), hazelcastConfig, shutdownDrainMs, alone);
+        return new ClusterSettings(
+                name, host, port, List.copyOf(members), hazelcastConfig, shutdownDrainMs, alone, tls);
+    }
+
+    public ClusterSettings withTls(ClusterTls tls) {
+        return new ClusterSettings(name, host, port, members, hazelcastConfig, shutdownDrainMs, alone, tls);
     }
 
     public ClusterSettings withPort(int port) {
-        return new ClusterSettings(name, host, port, members, hazelcastConfig, shutdownDrainMs, alone);
+        return new ClusterSettings(name, host, port, members, hazelcastConfig, shutdownDrainMs, alone, tls);
     }
 }

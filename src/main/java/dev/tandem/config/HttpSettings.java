@@ -13,6 +13,10 @@ import java.util.List;
  *                than this to arrive is refused (408) or closed: a client trickling bytes holds a buffer; 0 = never
  * @param metricsPublic with API keys set, whether {@code /metrics} and {@code /ready} stay open (for scrapers and
  *                probes that carry no key) or need a key like {@code /v1/*}; {@code /health} is always open
+ * @param tls     TLS of the port (with it, HTTP/2 is offered by ALPN beside HTTP/1.1)
+ * @param plainPort with TLS, a clear-text listener beside it on this port (-1 = none): it serves the API while
+ *                {@code tls-required} is false (a migration), and refuses every request when it is true
+ * @param connections connection limits of both listeners together
  */
 public record HttpSettings(
         String host,
@@ -21,7 +25,31 @@ public record HttpSettings(
         List<ApiKeySpec> keys,
         long idleTimeoutMs,
         long requestReadTimeoutMs,
-        boolean metricsPublic) {
+        boolean metricsPublic,
+        TlsSettings tls,
+        int plainPort,
+        ConnectionLimits connections) {
+
+    public HttpSettings(
+            String host,
+            int port,
+            long maxBodyBytes,
+            List<ApiKeySpec> keys,
+            long idleTimeoutMs,
+            long requestReadTimeoutMs,
+            boolean metricsPublic) {
+        this(
+                host,
+                port,
+                maxBodyBytes,
+                keys,
+                idleTimeoutMs,
+                requestReadTimeoutMs,
+                metricsPublic,
+                TlsSettings.NONE,
+                -1,
+                ConnectionLimits.NONE);
+    }
 
     static HttpSettings read(ConfigSection s) {
         HttpSettings h = new HttpSettings(
@@ -31,8 +59,15 @@ public record HttpSettings(
                 apiKeys(s),
                 s.integer("idle-timeout-ms", 120_000L, 0, 86_400_000L),
                 s.integer("request-read-timeout-ms", 30_000L, 0, 3_600_000L),
-                s.bool("metrics-public", true));
+                s.bool("metrics-public", true),
+                TlsSettings.read(s),
+                (int) s.integer("plain-port", -1, -1, 65535),
+                ConnectionLimits.read(s, 16_384));
         s.rejectUnknownKeys();
+        if (h.plainPort >= 0 && !h.tls.enabled()) {
+            throw new ConfigException("'http.plain-port' is a clear-text listener beside a TLS one: set 'http.tls-cert'"
+                    + " and 'http.tls-key' too, or use 'http.port'");
+        }
         return h;
     }
 
@@ -54,6 +89,44 @@ public record HttpSettings(
     }
 
     public HttpSettings withPort(int port) {
-        return new HttpSettings(host, port, maxBodyBytes, keys, idleTimeoutMs, requestReadTimeoutMs, metricsPublic);
+        return new HttpSettings(
+                host,
+                port,
+                maxBodyBytes,
+                keys,
+                idleTimeoutMs,
+                requestReadTimeoutMs,
+                metricsPublic,
+                tls,
+                plainPort,
+                connections);
+    }
+
+    public HttpSettings withTls(TlsSettings tls, int plainPort) {
+        return new HttpSettings(
+                host,
+                port,
+                maxBodyBytes,
+                keys,
+                idleTimeoutMs,
+                requestReadTimeoutMs,
+                metricsPublic,
+                tls,
+                plainPort,
+                connections);
+    }
+
+    public HttpSettings withConnections(ConnectionLimits connections) {
+        return new HttpSettings(
+                host,
+                port,
+                maxBodyBytes,
+                keys,
+                idleTimeoutMs,
+                requestReadTimeoutMs,
+                metricsPublic,
+                tls,
+                plainPort,
+                connections);
     }
 }

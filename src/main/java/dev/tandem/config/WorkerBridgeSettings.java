@@ -13,6 +13,8 @@ package dev.tandem.config;
  * @param allowNoToken   development only: listen without a token, which is accepted on a loopback host alone
  * @param frameReadTimeoutMs a frame whose bytes take longer than this to arrive closes the connection
  * @param failedJoins    how many joins without the token a connection and a source address may make
+ * @param tls            TLS of the bridge; with {@code tls-client-ca} a worker needs a certificate besides the token
+ * @param connections    connection limits
  */
 public record WorkerBridgeSettings(
         String host,
@@ -22,7 +24,9 @@ public record WorkerBridgeSettings(
         long replyTimeoutMs,
         boolean allowNoToken,
         long frameReadTimeoutMs,
-        FailedJoins failedJoins) {
+        FailedJoins failedJoins,
+        TlsSettings tls,
+        ConnectionLimits connections) {
     /** Shorter tokens are guessable; 16 characters is what {@code openssl rand -hex 8} prints. */
     public static final int MIN_TOKEN_CHARS = 16;
 
@@ -52,7 +56,9 @@ public record WorkerBridgeSettings(
                 s.integer("reply-timeout-ms", 60_000, 100, 3_600_000),
                 s.bool("allow-no-token", false),
                 s.integer("frame-read-timeout-ms", 30_000, 100, 3_600_000),
-                FailedJoins.read(s));
+                FailedJoins.read(s),
+                TlsSettings.read(s),
+                ConnectionLimits.read(s, 1_024));
         s.rejectUnknownKeys();
         if (!b.token.isEmpty() && b.token.length() < MIN_TOKEN_CHARS) {
             throw new ConfigException("'worker-bridge.token' must be at least " + MIN_TOKEN_CHARS + " characters");
@@ -94,6 +100,29 @@ public record WorkerBridgeSettings(
 
     public WorkerBridgeSettings withTcpPort(int port) {
         return new WorkerBridgeSettings(
-                host, port, maxFrameBytes, token, replyTimeoutMs, allowNoToken, frameReadTimeoutMs, failedJoins);
+                host,
+                port,
+                maxFrameBytes,
+                token,
+                replyTimeoutMs,
+                allowNoToken,
+                frameReadTimeoutMs,
+                failedJoins,
+                tls,
+                connections);
+    }
+
+    public WorkerBridgeSettings withTls(TlsSettings tls) {
+        return new WorkerBridgeSettings(
+                host,
+                tcpPort,
+                maxFrameBytes,
+                token,
+                replyTimeoutMs,
+                allowNoToken,
+                frameReadTimeoutMs,
+                failedJoins,
+                tls,
+                connections);
     }
 }

@@ -7,6 +7,7 @@ import dev.tandem.api.Tenants;
 import dev.tandem.api.http.ConsoleRoutes;
 import dev.tandem.api.http.Http2Refusal;
 import dev.tandem.api.http.HttpApi;
+import dev.tandem.api.http.HttpListeners;
 import dev.tandem.api.http.HttpProtocolErrors;
 import dev.tandem.api.http.OpsRoutes;
 import dev.tandem.api.http.RequestReadTimeout;
@@ -89,6 +90,7 @@ public final class RouterVerticle extends VerticleBase {
     private WorkerViews workers;
     private RequestRouter requests;
     private HttpServer server;
+    private HttpListeners listeners;
     private ClientBridges bridge;
     private ConsoleFeed consoleFeed;
 
@@ -113,7 +115,7 @@ public final class RouterVerticle extends VerticleBase {
     public Future<?> start() {
         // Creating Hazelcast proxies (maps, near cache, id generator) may wait on the cluster: not here.
         return vertx.executeBlocking(() -> new Shared(
-                        new WorkerDirectory(vertx, hazelcast),
+                        new WorkerDirectory(vertx, hazelcast, node.registrySeal()),
                         new AffinityStore(hazelcast, context),
                         new RequestIdSource(vertx, hazelcast),
                         new TokenizerStore(hazelcast),
@@ -244,11 +246,11 @@ public final class RouterVerticle extends VerticleBase {
                 .onSuccess(b -> bridge = b)
                 .compose(b -> {
                     RequestReadTimeout readTimeout = new RequestReadTimeout(vertx, http.requestReadTimeoutMs());
-                    return vertx.createHttpServer(HttpApi.serverOptions(http))
-                            .connectionHandler(Http2Refusal.guard(readTimeout::onConnection))
-                            .requestHandler(readTimeout.wrap(HttpProtocolErrors.guard(httpRoutes(parser, metrics))))
-                            .invalidRequestHandler(HttpProtocolErrors::invalidRequest)
-                            .listen(http.port(), http.host())
+                    listeners = new HttpListeners(vertx, http);
+                    return listeners
+                            .listen(
+                                    Http2Refusal.guard(readTimeout::onConnection),
+                                    readTimeout.wrap(HttpProtocolErrors.guard(httpRoutes(parser, metrics))))
                             .recover(e -> b.stop().transform(v -> Future.failedFuture(e)));
                 })
                 .onSuccess(s -> server = s);
@@ -330,12 +332,20 @@ public final class RouterVerticle extends VerticleBase {
         Future<Void> index = prefixIndex == null ? Future.succeededFuture() : prefixIndex.stop();
         Future<Void> dir = directory == null ? Future.succeededFuture() : directory.stop();
         Future<Void> clients = bridge == null ? Future.succeededFuture() : bridge.stop();
+        if (listeners != null) {
+            listeners.stop();
+        }
         return Future.all(board, index, dir, clients);
     }
 
     /** The port HTTP listens on (the configured one, or the one the OS chose for port 0). */
     public int httpPort() {
         return server.actualPort();
+    }
+
+    /** The clear-text port beside TLS ({@code http.plain-port}), or -1. */
+    public int plainHttpPort() {
+        return listeners == null ? -1 : listeners.plainPort();
     }
 
     /** The client event-bus bridge when it has a TCP listener, or null when {@code bridge.tcp-port} is -1. */

@@ -192,6 +192,7 @@ public final class TandemNode {
                             config.worker(),
                             cluster.hazelcast(),
                             cluster.nodeId(),
+                            cluster.registrySeal(),
                             router.models(),
                             metrics.registry());
                     return vertx.deployVerticle(workerBridge);
@@ -215,6 +216,7 @@ public final class TandemNode {
         return new WorkerAnnouncer(
                 cluster.vertx(),
                 cluster.hazelcast(),
+                cluster.registrySeal(),
                 config.worker().heartbeatMs(),
                 config.worker().registryTtlMs());
     }

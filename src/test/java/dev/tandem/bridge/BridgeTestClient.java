@@ -6,7 +6,6 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -50,14 +49,14 @@ public final class BridgeTestClient implements AutoCloseable {
     }
 
     public static BridgeTestClient connect(int port) throws IOException {
-        Socket socket = new Socket(InetAddress.getLoopbackAddress(), port);
+        Socket socket = dev.tandem.TestTls.open(port);
         socket.setTcpNoDelay(true);
         return new BridgeTestClient(socket);
     }
 
     /** Connects from a given local address: 127.0.0.2, 127.0.0.3, … are other loopback peers on Linux. */
     public static BridgeTestClient connectFrom(String localHost, int port) throws IOException {
-        Socket socket = new Socket(InetAddress.getLoopbackAddress(), port, InetAddress.getByName(localHost), 0);
+        Socket socket = dev.tandem.TestTls.open(port, localHost);
         socket.setTcpNoDelay(true);
         return new BridgeTestClient(socket);
     }

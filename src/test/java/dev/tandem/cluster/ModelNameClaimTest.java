@@ -49,7 +49,8 @@ class ModelNameClaimTest {
                                 4,
                                 false,
                                 WorkerLoad.IDLE);
-                        WorkerAnnouncer a = new WorkerAnnouncer(node.vertx(), node.hazelcast(), 200, 2000);
+                        WorkerAnnouncer a =
+                                new WorkerAnnouncer(node.vertx(), node.hazelcast(), node.registrySeal(), 200, 2000);
                         announcers.add(a);
                         fingerprints.add(fingerprint);
                         starts.add(a.start(() -> d));

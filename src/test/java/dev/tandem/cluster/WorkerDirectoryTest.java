@@ -38,7 +38,7 @@ class WorkerDirectoryTest {
     void start() {
         TandemConfig config = TestNodes.config();
         node = ClusterNode.start(config.cluster(), config.router()).await();
-        directory = new WorkerDirectory(node.vertx(), node.hazelcast());
+        directory = new WorkerDirectory(node.vertx(), node.hazelcast(), node.registrySeal());
         directory.start().await();
         directory.onRemoved(removed::add);
     }

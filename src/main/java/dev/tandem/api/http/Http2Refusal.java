@@ -33,6 +33,8 @@ public final class Http2Refusal extends ChannelInboundHandlerAdapter {
     private static final String NAME = "tandem-http2-refusal";
     /** Vert.x's name for its own handler, the last of an HTTP/1.x connection's pipeline. */
     private static final String VERTX_HANDLER = "handler";
+    /** Vert.x's name for the HTTP/1.x request decoder. */
+    private static final String HTTP1_DECODER = "httpDecoder";
 
     private boolean refused;
 
@@ -50,7 +52,10 @@ public final class Http2Refusal extends ChannelInboundHandlerAdapter {
         // Vert.x gives no public way to its pipeline; without one the preface keeps Vert.x's 501.
         if (connection instanceof ConnectionBase base) {
             ChannelPipeline pipeline = base.channelHandlerContext().pipeline();
-            if (pipeline.get(VERTX_HANDLER) != null && pipeline.get(NAME) == null) {
+            // HTTP/1 pipelines only: an HTTP/2 connection negotiated by ALPN over TLS has no HTTP/1 decoder.
+            if (pipeline.get(VERTX_HANDLER) != null
+                    && pipeline.get(HTTP1_DECODER) != null
+                    && pipeline.get(NAME) == null) {
                 pipeline.addBefore(VERTX_HANDLER, NAME, new Http2Refusal());
             }
         }

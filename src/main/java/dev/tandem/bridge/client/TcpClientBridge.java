@@ -1,11 +1,11 @@
 package dev.tandem.bridge.client;
 
 import dev.tandem.api.ApiKeys;
+import dev.tandem.bridge.BridgeFrames;
 import dev.tandem.config.BridgeSettings;
+import dev.tandem.security.TcpListener;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.net.NetServer;
-import io.vertx.core.net.NetServerOptions;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Set;
@@ -22,7 +22,7 @@ final class TcpClientBridge {
     private final long replyTimeoutMs;
     private final ApiKeys keys;
     private final Set<TcpClientConnection> connections = new HashSet<>();
-    private NetServer server;
+    private TcpListener server;
     private long sweepTimer = -1;
 
     TcpClientBridge(
@@ -35,8 +35,11 @@ final class TcpClientBridge {
     }
 
     Future<Void> listen() {
-        server = vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true))
-                .connectHandler(socket -> {
+        server = new TcpListener(vertx, "bridge", settings.tls(), settings.connections());
+        Future<?> listening = server.listen(
+                settings.host(),
+                settings.tcpPort(),
+                socket -> {
                     TcpClientConnection connection = new TcpClientConnection(
                             socket,
                             vertx.eventBus(),
@@ -47,12 +50,13 @@ final class TcpClientBridge {
                             connections::remove);
                     connections.add(connection);
                     connection.start();
-                });
+                },
+                reason -> BridgeFrames.encode(BridgeFrames.err("too_many_connections", reason, null)));
         long period = sweepPeriodMs(settings.idleTimeoutMs(), settings.frameReadTimeoutMs());
         if (period > 0) {
             sweepTimer = vertx.setPeriodic(period, id -> closeTimedOut());
         }
-        return server.listen(settings.tcpPort(), settings.host())
+        return listening
                 .<Void>mapEmpty()
                 .recover(e -> Future.failedFuture(new IllegalStateException(
                         "the TCP event-bus bridge cannot listen on " + settings.host() + ":" + settings.tcpPort()
@@ -62,7 +66,7 @@ final class TcpClientBridge {
 
     /** The port it listens on (the configured one, or the one the OS chose for 0). */
     int port() {
-        return server.actualPort();
+        return server.port();
     }
 
     /** A quarter of the shorter timeout (at least 50 ms): a connection outlives its limit by at most that. */

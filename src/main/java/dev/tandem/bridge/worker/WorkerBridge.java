@@ -1,20 +1,21 @@
 package dev.tandem.bridge.worker;
 
 import com.hazelcast.core.HazelcastInstance;
+import dev.tandem.bridge.BridgeFrames;
 import dev.tandem.cluster.WorkerAnnouncer;
 import dev.tandem.config.WorkerBridgeSettings;
 import dev.tandem.config.WorkerSettings;
 import dev.tandem.protocol.WorkerWelcome;
 import dev.tandem.router.ServedModel;
 import dev.tandem.router.ServedModels;
+import dev.tandem.security.RegistrySeal;
+import dev.tandem.security.TcpListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
-import io.vertx.core.net.NetServer;
-import io.vertx.core.net.NetServerOptions;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -48,7 +49,8 @@ public final class WorkerBridge extends VerticleBase {
 
     private final JoinGuard joinGuard;
 
-    private NetServer server;
+    private TcpListener server;
+    private final RegistrySeal registrySeal;
     private long sweepTimer = -1;
 
     public WorkerBridge(
@@ -56,8 +58,10 @@ public final class WorkerBridge extends VerticleBase {
             WorkerSettings workerSettings,
             HazelcastInstance hazelcast,
             String nodeId,
+            RegistrySeal registrySeal,
             ServedModels models,
             MeterRegistry registry) {
+        this.registrySeal = registrySeal;
         this.registry = registry;
         this.settings = settings;
         this.workerSettings = workerSettings;
@@ -86,16 +90,19 @@ public final class WorkerBridge extends VerticleBase {
         Gauge.builder("tandem.worker.bridge.workers", this, WorkerBridge::workers)
                 .description("external workers joined over this node's worker bridge")
                 .register(registry);
-        server = vertx.createNetServer(new NetServerOptions().setTcpNoDelay(true))
-                .connectHandler(socket -> {
-                    WorkerBridgeConnection connection = new WorkerBridgeConnection(this, socket);
-                    connections.add(connection);
-                    connection.start();
-                });
+        server = new TcpListener(vertx, "worker-bridge", settings.tls(), settings.connections());
         // A worker that stops talking (hung process, half-open socket) is dropped like one whose heartbeat stopped.
         sweepTimer = vertx.setPeriodic(
                 Math.max(50, Math.min(idleTimeoutMs(), settings.frameReadTimeoutMs()) / 4), id -> closeIdle());
-        return server.listen(settings.tcpPort(), settings.host())
+        return server.listen(
+                        settings.host(),
+                        settings.tcpPort(),
+                        socket -> {
+                            WorkerBridgeConnection connection = new WorkerBridgeConnection(this, socket);
+                            connections.add(connection);
+                            connection.start();
+                        },
+                        reason -> BridgeFrames.encode(BridgeFrames.err("too_many_connections", reason, null)))
                 .recover(e -> Future.failedFuture(new IllegalStateException(
                         "the worker bridge cannot listen on " + settings.host() + ":" + settings.tcpPort()
                                 + " (worker-bridge.tcp-port): " + e.getMessage(),
@@ -117,7 +124,7 @@ public final class WorkerBridge extends VerticleBase {
 
     /** The port it listens on (the configured one, or the one the OS chose for 0). */
     public int port() {
-        return server.actualPort();
+        return server.port();
     }
 
     /** External workers joined here now. */
@@ -219,7 +226,8 @@ public final class WorkerBridge extends VerticleBase {
     }
 
     WorkerAnnouncer announcer() {
-        return new WorkerAnnouncer(vertx, hazelcast, workerSettings.heartbeatMs(), workerSettings.registryTtlMs());
+        return new WorkerAnnouncer(
+                vertx, hazelcast, registrySeal, workerSettings.heartbeatMs(), workerSettings.registryTtlMs());
     }
 
     boolean claimId(String id) {

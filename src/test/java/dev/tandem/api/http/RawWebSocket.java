@@ -6,7 +6,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +37,7 @@ final class RawWebSocket implements AutoCloseable {
     }
 
     static RawWebSocket connect(int port, String path) throws IOException {
-        Socket socket = new Socket(InetAddress.getLoopbackAddress(), port);
+        Socket socket = dev.tandem.TestTls.open(port);
         // A hang guard, not a timed assertion: the server answers every frame at once.
         socket.setSoTimeout(10_000);
         RawWebSocket ws = new RawWebSocket(socket);

@@ -40,7 +40,7 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SurfaceFuzzTest {
     private static final long SEED = 17_2026_12_03L;
-    private static final int CASES_PER_SURFACE = 1000;
+    static final int CASES_PER_SURFACE = 1000;
     private static final int MAX_FRAME = 8192;
     /** WebSocket closes a hostile frame may earn: protocol error, bad UTF-8, policy, too big. */
     private static final Set<Integer> CLOSE_CODES = Set.of(1002, 1007, 1008, 1009);
@@ -55,14 +55,29 @@ class SurfaceFuzzTest {
         TandemConfig config = TestNodes.config();
         config = config.withHttp(TestSettings.withMaxBodyBytes(config.http(), 16_384))
                 .withBridge(TestSettings.withMaxFrameBytes(config.bridge().withTcpPort(0), MAX_FRAME));
-        node = TestNodes.startEmbedded(config, 1, 1);
+        node = TestNodes.startEmbedded(secured(config), 1, 1);
         httpPort = node.router().httpPort();
         bridgePort = node.router().bridge().tcpPort();
     }
 
+    /** The listeners as fuzzed: clear text here, TLS in {@link TlsSurfaceFuzzTest}. */
+    TandemConfig secured(TandemConfig config) {
+        return config;
+    }
+
+    /** Cases per surface. */
+    int cases() {
+        return CASES_PER_SURFACE;
+    }
+
+    /** A client of the API port, speaking what it speaks. */
+    HttpTestClient apiClient(int port) {
+        return new HttpTestClient(port);
+    }
+
     @AfterAll
     void stop() {
-        System.out.println("surface fuzz outcomes: " + outcomes);
+        System.out.println(getClass().getSimpleName() + " outcomes: " + outcomes);
         if (node != null) {
             node.close().await();
         }
@@ -219,7 +234,7 @@ class SurfaceFuzzTest {
     }
 
     private void fuzzHttp(Random rnd) throws IOException {
-        for (int i = 0; i < CASES_PER_SURFACE; i++) {
+        for (int i = 0; i < cases(); i++) {
             byte[] request = httpRequest(rnd);
             String shown = new String(request, StandardCharsets.ISO_8859_1);
             RawHttp.Response r = RawHttp.exchange(httpPort, request);
@@ -237,7 +252,7 @@ class SurfaceFuzzTest {
     // ---- WebSocket ----
 
     private void fuzzWebSocket(Random rnd) throws IOException {
-        for (int i = 0; i < CASES_PER_SURFACE; i++) {
+        for (int i = 0; i < cases(); i++) {
             try (RawWebSocket ws = RawWebSocket.connect(httpPort, "/v1/stream")) {
                 JsonObject message = body(rnd).put("id", rnd.nextInt(4) == 0 ? VALUES[rnd.nextInt(VALUES.length)] : i);
                 if (rnd.nextInt(8) == 0) {
@@ -294,7 +309,7 @@ class SurfaceFuzzTest {
     // ---- TCP bridge ----
 
     private void fuzzBridge(Random rnd) throws Exception {
-        for (int i = 0; i < CASES_PER_SURFACE; i++) {
+        for (int i = 0; i < cases(); i++) {
             try (BridgeTestClient c = BridgeTestClient.connect(bridgePort)) {
                 if (rnd.nextBoolean()) {
                     c.registerOwnAddress();
@@ -365,7 +380,7 @@ class SurfaceFuzzTest {
         fuzzHttp(rnd);
         fuzzWebSocket(rnd);
         fuzzBridge(rnd);
-        System.out.println("surface fuzz: " + 3 * CASES_PER_SURFACE + " cases, seed " + SEED + ", "
+        System.out.println(getClass().getSimpleName() + ": " + 3 * cases() + " cases, seed " + SEED + ", "
                 + Duration.ofNanos(System.nanoTime() - started).toMillis() + " ms");
         TestNodes.awaitTrue(
                 () -> node.router().requests().activeRequests() == 0
@@ -375,7 +390,7 @@ class SurfaceFuzzTest {
                 Duration.ofSeconds(5),
                 "no request and no KV left behind");
         // Still serving, on every surface.
-        HttpTestClient http = new HttpTestClient(httpPort);
+        HttpTestClient http = apiClient(httpPort);
         assertEquals(
                 200,
                 http.post("/v1/completions", "{\"prompt\": \"after\", \"max_tokens\": 2}")

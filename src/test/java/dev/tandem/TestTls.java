@@ -41,10 +41,10 @@ public final class TestTls {
         return new TlsSettings(pem("server"), pem("server-key"), clientCerts ? pem("ca") : "", required);
     }
 
-    /** The cluster's mutual TLS with the test node certificate ({@code rogue}: one of another CA). */
+    /** The cluster's mutual TLS with the test node certificate ({@code rogue}: another CA's, trusting that CA). */
     public static ClusterTls cluster(boolean rogue) {
         String node = rogue ? "rogue-node" : "node";
-        return new ClusterTls(pem(node), pem(node + "-key"), pem("cluster-ca"));
+        return new ClusterTls(pem(node), pem(node + "-key"), pem(rogue ? "rogue-ca" : "cluster-ca"));
     }
 
     /** A client context trusting the test CA, presenting the test client certificate when asked for one. */

@@ -83,6 +83,9 @@ public final class SignedRegistry implements RegistrySeal {
     public String open(String key, String stored) {
         try {
             JsonObject sealed = new JsonObject(stored);
+            if (!sealed.containsKey("signature") || !sealed.containsKey("signed_at")) {
+                return refuse(key, "it is not signed");
+            }
             String entry = sealed.getString("entry");
             long at = sealed.getLong("signed_at");
             if (entry == null || !key.equals(sealed.getString("key"))) {

@@ -31,16 +31,23 @@ import java.util.stream.Stream;
  */
 public final class TandemCluster implements AutoCloseable {
     /** A node to start: its name (log file), mode, worker id (workers only) and options of its own. */
-    public record Node(String name, String mode, String workerId, List<String> args) {
+    public record Node(String name, String mode, String workerId, List<String> args, Map<String, String> env) {
         public Node(String name, String mode, String workerId) {
-            this(name, mode, workerId, List.of());
+            this(name, mode, workerId, List.of(), Map.of());
         }
 
         /** The same node with more command-line options (e.g. {@code --model} for a model of its own). */
         public Node with(String... more) {
             List<String> all = new ArrayList<>(args);
             all.addAll(List.of(more));
-            return new Node(name, mode, workerId, List.copyOf(all));
+            return new Node(name, mode, workerId, List.copyOf(all), env);
+        }
+
+        /** The same node with environment variables of its own (e.g. {@code TANDEM_CLUSTER_TLS_CERT}). */
+        public Node withEnv(Map<String, String> more) {
+            Map<String, String> all = new TreeMap<>(env);
+            all.putAll(more);
+            return new Node(name, mode, workerId, args, Map.copyOf(all));
         }
 
         public static Node prefill(String workerId) {
@@ -168,7 +175,7 @@ public final class TandemCluster implements AutoCloseable {
             args.addAll(List.of("--worker-id", node.workerId()));
         }
         args.addAll(node.args());
-        TandemProcess p = TandemProcess.launch(node.name(), node.mode(), args, dir);
+        TandemProcess p = TandemProcess.launch(node.name(), node.mode(), args, dir, node.env());
         processes.add(p);
         return p;
     }

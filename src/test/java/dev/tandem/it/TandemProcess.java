@@ -76,6 +76,12 @@ public final class TandemProcess {
 
     /** Spawns the JVM and returns at once; {@link #awaitReady} waits for its start-up lines. */
     public static TandemProcess launch(String name, String mode, List<String> args, Path logDir) {
+        return launch(name, mode, args, logDir, java.util.Map.of());
+    }
+
+    /** As above, with environment variables of its own over the test JVM's. */
+    public static TandemProcess launch(
+            String name, String mode, List<String> args, Path logDir, java.util.Map<String, String> env) {
         if (!Files.isRegularFile(JAR)) {
             throw new AssertionError(
                     JAR.toAbsolutePath() + " is missing: run the ITs with 'mvn verify' (after package)");
@@ -96,6 +102,7 @@ public final class TandemProcess {
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+            builder.environment().putAll(env);
             return new TandemProcess(
                     name, mode, log, SPAWNER.submit(builder::start).get(10, TimeUnit.SECONDS));
         } catch (IOException e) {

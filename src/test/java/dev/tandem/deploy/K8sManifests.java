@@ -164,6 +164,35 @@ final class K8sManifests {
         }
     }
 
+    /**
+     * What kustomize rendered from an overlay, for the checks that look at objects rather than at the
+     * files of a kustomization: the namespace is the one the namespaced objects are in, and each rendered
+     * ConfigMap (by its hash-suffixed name) stands for a configMapGenerator entry of the keys it holds.
+     * Not for {@link K8sClusterChecks#checkKustomization}, which reads the files of a directory.
+     */
+    static K8sManifests rendered(Path overlay, List<HasMetadata> objects) {
+        ObjectNode kustomization = STRICT.createObjectNode();
+        objects.stream()
+                .map(o -> o.getMetadata().getNamespace())
+                .filter(Objects::nonNull)
+                .findFirst()
+                .ifPresent(ns -> kustomization.put("namespace", ns));
+        var generators = kustomization.putArray("configMapGenerator");
+        List<Doc> docs = new ArrayList<>();
+        for (HasMetadata o : objects) {
+            if (o instanceof ConfigMap cm) {
+                var generator =
+                        generators.addObject().put("name", cm.getMetadata().getName());
+                var files = generator.putArray("files");
+                (cm.getData() == null ? Map.<String, String>of() : cm.getData())
+                        .keySet()
+                        .forEach(files::add);
+            }
+            docs.add(new Doc("rendered", docs.size(), o));
+        }
+        return new K8sManifests(overlay, kustomization, docs);
+    }
+
     // ------------------------------------------------------------------ lookups
 
     <T extends HasMetadata> List<T> all(Class<T> type) {

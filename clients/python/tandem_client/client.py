@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import queue
 import socket
+import ssl
 import threading
 import time
 import uuid
@@ -12,7 +13,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
-from . import frames
+from . import frames, tls
 from .errors import (TandemAccessDenied, TandemBridgeError, TandemConnectionError, TandemError,
                      TandemServerError, TandemTimeout, request_error)
 
@@ -137,10 +138,24 @@ class TandemClient:
     threads may run requests on it at once. Every wait is bounded by ``timeout`` seconds (per reply,
     and between two frames of a stream). Connection problems raise TandemConnectionError, refusals
     TandemBridgeError or TandemRequestError.
+
+    ``ssl_context`` speaks TLS to a bridge with ``bridge.tls-cert``: the context says whom to trust and,
+    for a bridge with ``bridge.tls-client-ca``, which certificate this client presents. The server's
+    certificate must name ``host`` (or ``server_hostname`` when given) unless the context turns
+    ``check_hostname`` off::
+
+        context = ssl.create_default_context(cafile="ca.pem")    # the bridge's CA (default: the system's)
+        context.load_cert_chain("client.pem", "client-key.pem")  # only for mutual TLS
+        client = TandemClient("bridge.example", 7000, ssl_context=context)
+
+    A failed handshake (untrusted server, wrong name) raises TandemConnectionError from the constructor;
+    a bridge that wants a client certificate and got none closes the connection right after the
+    handshake (TLS 1.3), so the first call raises it.
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 7000, timeout: Optional[float] = 30.0,
-                 api_key: Optional[str] = None, keepalive: Optional[float] = KEEPALIVE_S):
+                 api_key: Optional[str] = None, keepalive: Optional[float] = KEEPALIVE_S,
+                 ssl_context: Optional[ssl.SSLContext] = None, server_hostname: Optional[str] = None):
         self.timeout = timeout
         self._keepalive_pongs = 0
         self._stopped = threading.Event()
@@ -148,8 +163,11 @@ class TandemClient:
         self._headers = {"authorization": "Bearer " + api_key} if api_key else None
         self.address = CLIENT_PREFIX + str(uuid.uuid4())
         try:
-            self._sock = socket.create_connection((host, port), timeout=timeout)
-        except OSError as e:
+            sock = socket.create_connection((host, port), timeout=timeout)
+            # The handshake, bounded by timeout too. A TlsSocket, not an ssl.SSLSocket: the reader thread
+            # and the senders share it (see tls.py).
+            self._sock = tls.connect(sock, ssl_context, server_hostname or host)
+        except OSError as e:  # ssl.SSLError too: an untrusted server, a wrong name, a reset mid-handshake
             raise TandemConnectionError(f"cannot connect to the Tandem bridge at {host}:{port}: {e}") from e
         # Reads block in the reader thread; waits are bounded by the queues' timeouts instead.
         self._sock.settimeout(None)

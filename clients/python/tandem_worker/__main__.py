@@ -1,9 +1,12 @@
 """python3 -m tandem_worker --role decode|prefill --bridge HOST:PORT[,HOST:PORT...] [--worker-id ID] [--token T]
+       [--tls] [--tls-ca FILE] [--tls-cert FILE --tls-key FILE]
 
 Joins the cluster with the toy model and serves until SIGINT/SIGTERM (then drains for up to
 --drain-seconds and leaves; a second signal leaves at once). A lost connection is rejoined, under the
 same worker id, through the --bridge addresses in turn, for up to --reconnect-timeout seconds. Exit code
 0 after a signal, 1 when no join succeeded within --reconnect-timeout, 2 when the join was refused.
+--tls speaks TLS to a bridge with worker-bridge.tls-cert (trusting the system's CAs, or --tls-ca's);
+--tls-cert/--tls-key present a client certificate to one with worker-bridge.tls-client-ca.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import argparse
 import logging
 import os
 import signal
+import ssl
 import sys
 import threading
 from typing import List, Optional
@@ -49,13 +53,30 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p.add_argument("--reconnect-timeout", type=float, default=60.0,
                    help="seconds to keep trying to (re)join after a lost connection, or while no node is "
                         "reachable at start (default %(default)g; 0: exit at once)")
+    p.add_argument("--tls", action="store_true",
+                   help="TLS to the worker bridge (worker-bridge.tls-cert); implied by the other --tls-* options")
+    p.add_argument("--tls-ca", metavar="FILE", help="PEM CA certificates to trust (default: the system's)")
+    p.add_argument("--tls-cert", metavar="FILE", help="PEM client certificate (worker-bridge.tls-client-ca)")
+    p.add_argument("--tls-key", metavar="FILE", help="PEM key of --tls-cert (default: in --tls-cert's file)")
     p.add_argument("--log-level", default="INFO")
     args = p.parse_args(argv)
+    if args.tls_key and not args.tls_cert:
+        p.error("--tls-key needs --tls-cert")
     if args.max_batch is not None and args.max_batch < 1:
         p.error("--max-batch must be >= 1")
     if args.reconnect_timeout < 0:
         p.error("--reconnect-timeout must be >= 0")
     return args
+
+
+def ssl_context_of(args: argparse.Namespace) -> Optional[ssl.SSLContext]:
+    """The TLS context the --tls options ask for, or None for plain TCP."""
+    if not (args.tls or args.tls_ca or args.tls_cert):
+        return None
+    context = ssl.create_default_context(cafile=args.tls_ca)
+    if args.tls_cert:
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+    return context
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -68,8 +89,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     settings.prefix_cache_blocks = args.prefix_cache_blocks
     engine = ToyModel(args.vocab_size, args.seq_len, name=args.model)
     host, port = args.bridge[0]
+    try:
+        context = ssl_context_of(args)
+    except (OSError, ValueError) as e:  # a file that is missing or not PEM, a key that does not match
+        log.error("cannot set up TLS: %s", e)
+        return 2
     worker = make_worker(args.role, engine, host, port, worker_id=args.worker_id, token=args.token,
-                         settings=settings)
+                         settings=settings, ssl_context=context)
     stop = threading.Event()
 
     def on_signal(signum: int, _frame: object) -> None:

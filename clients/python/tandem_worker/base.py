@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import abc
 import logging
+import ssl
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -61,11 +62,12 @@ class Worker(abc.ABC):
 
     def __init__(self, engine: Engine, host: str, port: int, *, worker_id: Optional[str] = None,
                  token: Optional[str] = None, settings: Optional[WorkerSettings] = None,
-                 logger: Optional[logging.Logger] = None):
+                 logger: Optional[logging.Logger] = None, ssl_context: Optional[ssl.SSLContext] = None):
         self.engine = engine
         self.host, self.port = host, port
         self.requested_id = worker_id
         self.token = token
+        self.ssl_context = ssl_context  # TLS to the worker bridge (every address of a rejoin): see BridgeConnection
         self.settings = settings or WorkerSettings()
         self.log = logger or logging.getLogger(f"tandem_worker.{self.role}")
         self.lock = threading.Lock()  # guards the role's state; never held while waiting on the network
@@ -153,7 +155,7 @@ class Worker(abc.ABC):
         body.update(self._join_extras())
         stop = self._stop = threading.Event()
         self.connection = BridgeConnection(self.host, self.port, self._dispatch, self._on_error,
-                                           lambda reason: self._on_close(reason, stop))
+                                           lambda reason: self._on_close(reason, stop), ssl_context=self.ssl_context)
         done = threading.Event()
         failure: List[BaseException] = []
 

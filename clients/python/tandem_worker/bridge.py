@@ -13,12 +13,13 @@ import json
 import logging
 import secrets
 import socket
+import ssl
 import threading
 import time
 from concurrent.futures import Future
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from tandem_client import frames
+from tandem_client import frames, tls
 
 LOG = logging.getLogger("tandem_worker.bridge")
 _READ_BYTES = 256 << 10
@@ -99,18 +100,29 @@ class Message:
 class BridgeConnection:
     """One TCP connection to the bridge. ``on_message(Message)`` gets every message that is not the
     reply to one of our requests; ``on_error(frame)`` every err frame nobody waits for;
-    ``on_close(ConnectionLost)`` runs once when the connection ends, for whatever reason."""
+    ``on_close(ConnectionLost)`` runs once when the connection ends, for whatever reason.
+
+    ``ssl_context`` speaks TLS to a bridge with ``worker-bridge.tls-cert`` (whom to trust and, for
+    ``worker-bridge.tls-client-ca``, the certificate to present: ``context.load_cert_chain(...)``); the
+    server's certificate must name ``host`` (or ``server_hostname``). A failed handshake raises
+    ConnectionLost."""
 
     def __init__(self, host: str, port: int, on_message: Callable[[Message], None],
                  on_error: Optional[Callable[[Dict[str, Any]], None]] = None,
-                 on_close: Optional[Callable[[ConnectionLost], None]] = None, connect_timeout: float = 10.0):
+                 on_close: Optional[Callable[[ConnectionLost], None]] = None, connect_timeout: float = 10.0,
+                 ssl_context: Optional[ssl.SSLContext] = None, server_hostname: Optional[str] = None):
         self._on_message = on_message
         self._on_error = on_error
         self._on_close = on_close
         try:
-            self._sock = socket.create_connection((host, port), timeout=connect_timeout)
+            sock = socket.create_connection((host, port), timeout=connect_timeout)
         except OSError as e:
             raise ConnectionLost(f"cannot connect to the worker bridge at {host}:{port}: {e}") from e
+        try:
+            # A TlsSocket with ssl_context (not an SSLSocket: the reader and the senders share it).
+            self._sock = tls.connect(sock, ssl_context, server_hostname or host)
+        except OSError as e:  # ssl.SSLError (untrusted, wrong name, refused), a reset, a timeout
+            raise ConnectionLost(f"no TLS connection to the worker bridge at {host}:{port}: {e}") from e
         self._sock.settimeout(None)  # the reader blocks; waits are bounded by futures' timeouts
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._send_lock = threading.Lock()

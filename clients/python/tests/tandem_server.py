@@ -4,6 +4,11 @@
 (``--worker-bridge-port``) with a fresh join token (``worker_bridge_token``; a listening worker bridge
 requires one), waiting for its "worker bridge listening" line.
 
+TLS is configured through ``env`` (TANDEM_BRIDGE_TLS_CERT, TANDEM_HTTP_TLS_CERT, ... see ``TLS_DIR`` for
+the test PKI); the node's ready lines tell what it turned on: ``http_scheme`` ("https" with
+http.tls-cert), ``http_client_auth`` (http.tls-client-ca), ``plain_http_port`` (http.plain-port, or
+None), ``bridge_tls`` and ``worker_bridge_tls`` (their " (TLS)" suffix).
+
 The jar is target/tandem.jar of this project (mvn package builds it before the integration-test
 phase that runs these tests); TANDEM_JAR overrides it. Every server gets its own random cluster name,
 a free bridge port passed as TANDEM_BRIDGE_TCP_PORT, and HTTP on any free port, read from its output.
@@ -30,9 +35,15 @@ PROJECT_DIR = Path(__file__).resolve().parents[3]
 JAR = Path(os.environ.get("TANDEM_JAR") or PROJECT_DIR / "target" / "tandem.jar").resolve()
 START_TIMEOUT_S = 60.0
 STOP_GRACE_S = 5.0
-HTTP_READY = re.compile(r"listening on http://127\.0\.0\.1:(\d+)")
+#: "router <id> listening on http://127.0.0.1:PORT", or https://… " (TLS[, client certificates required])".
+HTTP_READY = re.compile(r"listening on (https?)://127\.0\.0\.1:(\d+)( \(TLS(, client certificates required)?\))?")
+#: With http.plain-port: "clear-text HTTP on http://127.0.0.1:PORT[ refuses requests (http.tls-required)]".
+PLAIN_HTTP_READY = re.compile(r"clear-text HTTP on http://127\.0\.0\.1:(\d+)")
 BRIDGE_READY = re.compile(r"event-bus bridge listening on tcp://127\.0\.0\.1:(\d+)")
 WORKER_BRIDGE_READY = re.compile(r"worker bridge listening on tcp://127\.0\.0\.1:(\d+)")
+TLS_SUFFIX = " (TLS)"
+#: The committed test PKI: ca.pem, server.pem/server-key.pem (localhost, 127.0.0.1), client.pem/client-key.pem.
+TLS_DIR = PROJECT_DIR / "src" / "test" / "resources" / "tls"
 
 
 def free_port() -> int:
@@ -59,6 +70,11 @@ class TandemServer:
         self.worker_bridge_port: Optional[int] = free_port() if worker_bridge else None
         self.worker_bridge_token: Optional[str] = secrets.token_hex(16) if worker_bridge else None
         self.http_port: Optional[int] = None
+        self.http_scheme = "http"
+        self.http_client_auth = False
+        self.plain_http_port: Optional[int] = None
+        self.bridge_tls = False
+        self.worker_bridge_tls = False
         self._lines: deque = deque(maxlen=300)
         self._ready = threading.Condition()
         self._args = [_java(), "-Xmx1g", "-jar", str(JAR), *command,
@@ -107,7 +123,13 @@ class TandemServer:
                 bridge = next((m for m in map(BRIDGE_READY.search, self._lines) if m), None)
                 workers = next((m for m in map(WORKER_BRIDGE_READY.search, self._lines) if m), None)
                 if http and bridge and (workers or self.worker_bridge_port is None):
-                    self.http_port = int(http.group(1))
+                    self.http_scheme, self.http_port = http.group(1), int(http.group(2))
+                    self.http_client_auth = http.group(4) is not None
+                    # Printed right after the router's line, before the bridge's: present by now if at all.
+                    plain = next((m for m in map(PLAIN_HTTP_READY.search, self._lines) if m), None)
+                    self.plain_http_port = int(plain.group(1)) if plain else None
+                    self.bridge_tls = bridge.string.endswith(TLS_SUFFIX)
+                    self.worker_bridge_tls = workers is not None and workers.string.endswith(TLS_SUFFIX)
                     if int(bridge.group(1)) != self.bridge_port:
                         raise RuntimeError(f"the bridge listens on {bridge.group(1)}, not the port given "
                                            f"({self.bridge_port})")

@@ -21,7 +21,12 @@ export const MODEL = 'tandem-builtin';
 const START_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
 const LOG_LINES_KEPT = 300;
-const READY = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
+// "  router <id> listening on http://127.0.0.1:PORT", or "https://... (TLS[, client certificates required])".
+const READY = /listening on (https?:\/\/127\.0\.0\.1:\d+)( \(TLS(, client certificates required)?\))?/;
+// With http.plain-port beside TLS: "  clear-text HTTP on http://127.0.0.1:PORT[ refuses requests (http.tls-required)]".
+const PLAIN = /clear-text HTTP on (http:\/\/127\.0\.0\.1:\d+)( refuses requests)?/;
+// The last line of the node's ready report (after the router's, the plain listener's and the bridges').
+const REPORT_END = /^Try:/;
 
 function javaExecutable() {
   const home = process.env.JAVA_HOME;
@@ -38,7 +43,10 @@ function javaExecutable() {
  * @param {object} [options]
  * @param {string} [options.configYaml] YAML text written to a temp file and passed as --config
  * @param {string[]} [options.extraArgs] more command-line arguments
- * @returns {Promise<{baseUrl: string, apiUrl: string, log: () => string, stop: () => Promise<void>}>}
+ * @returns {Promise<{baseUrl: string, apiUrl: string, tls: boolean, clientAuth: boolean,
+ *   plainUrl: string|null, plainRefuses: boolean, log: () => string, stop: () => Promise<void>}>}
+ *   baseUrl is https://… with http.tls-cert (tls true; clientAuth with http.tls-client-ca); plainUrl is
+ *   the clear-text listener of http.plain-port (plainRefuses with http.tls-required), else null.
  */
 export async function startTandem({ configYaml, extraArgs = [] } = {}) {
   if (!existsSync(JAR)) {
@@ -105,22 +113,35 @@ export async function startTandem({ configYaml, extraArgs = [] } = {}) {
 
   let timer;
   try {
-    const baseUrl = await new Promise((resolveReady, rejectReady) => {
-      for (const line of lines) {
-        const m = READY.exec(line);
-        if (m) return resolveReady(m[1]);
-      }
-      onLine = (line) => {
-        const m = READY.exec(line);
-        if (m) resolveReady(m[1]);
+    const ready = await new Promise((resolveReady, rejectReady) => {
+      // The router's line, then read on to the end of the report for the lines that follow it.
+      let router = null;
+      let plain = null;
+      const scan = (line) => {
+        router ??= READY.exec(line);
+        plain ??= PLAIN.exec(line);
+        if (router && REPORT_END.test(line)) resolveReady({ router, plain });
       };
-      timer = setTimeout(() => rejectReady(new Error(`Tandem did not print 'listening on' within ${START_TIMEOUT_MS} ms`)),
+      lines.forEach(scan);
+      onLine = scan;
+      timer = setTimeout(() => rejectReady(new Error(`Tandem did not print its ready report ('listening on' … 'Try:') within ${START_TIMEOUT_MS} ms`)),
         START_TIMEOUT_MS);
       child.once('error', rejectReady);
       exited.then(({ code, signal }) => rejectReady(new Error(`Tandem exited before it was ready (code ${code}, signal ${signal})`)));
     });
     onLine = () => {};
-    return { baseUrl, apiUrl: `${baseUrl}/v1`, log, stop };
+    const { router, plain } = ready;
+    const baseUrl = router[1];
+    return {
+      baseUrl,
+      apiUrl: `${baseUrl}/v1`,
+      tls: router[2] !== undefined,
+      clientAuth: router[3] !== undefined,
+      plainUrl: plain ? plain[1] : null,
+      plainRefuses: Boolean(plain && plain[2]),
+      log,
+      stop,
+    };
   } catch (e) {
     await stop();
     e.message += `\n--- java ${args.join(' ')}\n--- last output:\n${log()}`;
@@ -128,6 +149,31 @@ export async function startTandem({ configYaml, extraArgs = [] } = {}) {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The committed test PKI (src/test/resources/tls/make.sh): ca.pem, server.pem (localhost, 127.0.0.1), client.pem. */
+export const TLS_DIR = join(PROJECT_DIR, 'src', 'test', 'resources', 'tls');
+
+let AgentClass;
+
+/**
+ * An undici Agent — the dispatcher of Node's fetch, which the `openai` SDK uses — whose connections
+ * trust `ca` and present `cert`/`key` (PEM text or Buffers; each optional). Pass it to the SDK as
+ * `fetchOptions: { dispatcher }`, the way the SDK's README configures a proxy. The `undici` package is
+ * no dependency here (and an Agent of another undici version need not work with Node's own fetch): the
+ * class is that of the global dispatcher Node sets up on its first fetch. Close it when done.
+ */
+export async function tlsAgent({ ca, cert, key } = {}) {
+  if (!AgentClass) {
+    const globalDispatcher = Symbol.for('undici.globalDispatcher.1');
+    if (!globalThis[globalDispatcher]) await fetch('data:,');
+    const Agent = globalThis[globalDispatcher]?.constructor;
+    if (typeof Agent !== 'function' || Agent.name !== 'Agent') {
+      throw new Error(`Node's fetch has no undici Agent as its global dispatcher (${Agent?.name})`);
+    }
+    AgentClass = Agent;
+  }
+  return new AgentClass({ connect: { ca, cert, key } });
 }
 
 /** An `openai` SDK client for a started server; no retries, so every failure shows. */

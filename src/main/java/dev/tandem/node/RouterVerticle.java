@@ -343,6 +343,11 @@ public final class RouterVerticle extends VerticleBase {
         return server.actualPort();
     }
 
+    /** Open HTTP connections, both listeners together (what {@code http.max-connections} counts). */
+    public int httpConnections() {
+        return listeners == null ? 0 : listeners.connections();
+    }
+
     /** The clear-text port beside TLS ({@code http.plain-port}), or -1. */
     public int plainHttpPort() {
         return listeners == null ? -1 : listeners.plainPort();

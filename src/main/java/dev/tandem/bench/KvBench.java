@@ -20,20 +20,37 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * One KV transfer as Tandem makes it — chunks over the clustered event bus, fire-and-forget with the
  * KV_CACHE headers, the last one a request whose reply is the acknowledgement — next to the same bytes
- * over one raw loopback TCP socket, to a peer JVM ({@link KvPeerCommand}). Each size is sent
- * {@code repeats} times after a warm-up; the median time gives MiB/s.
+ * over one raw loopback TCP socket, to a peer JVM ({@link KvPeerCommand}); optionally also over the event
+ * bus of a second cluster whose members speak mutual TLS (cluster.tls-*), to a second peer JVM. Each size
+ * is sent {@code repeats} times after a warm-up, over each path in turn; the median time gives MiB/s.
  */
 public final class KvBench {
 
-    /** MiB/s per size (MiB) over each path. */
-    public record Result(List<Integer> sizesMib, Map<Integer, Double> eventBus, Map<Integer, Double> rawTcp) {
+    /** MiB/s per size (MiB) over each path; {@code eventBusMtls} null when that path was not measured. */
+    public record Result(
+            List<Integer> sizesMib,
+            Map<Integer, Double> eventBus,
+            Map<Integer, Double> rawTcp,
+            Map<Integer, Double> eventBusMtls) {
 
-        /** {@code {"sizes_mib": [...], "eventbus_mib_s": {SIZE: x}, "raw_tcp_mib_s": {SIZE: x}}}: other tools read it. */
+        /** Without the event bus under mutual TLS. */
+        public Result(List<Integer> sizesMib, Map<Integer, Double> eventBus, Map<Integer, Double> rawTcp) {
+            this(sizesMib, eventBus, rawTcp, null);
+        }
+
+        /**
+         * {@code {"sizes_mib": [...], "eventbus_mib_s": {SIZE: x}, "raw_tcp_mib_s": {SIZE: x}}}, and
+         * {@code "eventbus_mtls_mib_s": {SIZE: x}} when that path ran: other tools read it.
+         */
         public JsonObject summary() {
-            return new JsonObject()
+            JsonObject summary = new JsonObject()
                     .put("sizes_mib", new JsonArray(new ArrayList<>(sizesMib)))
                     .put("eventbus_mib_s", rates(eventBus))
                     .put("raw_tcp_mib_s", rates(rawTcp));
+            if (eventBusMtls != null) {
+                summary.put("eventbus_mtls_mib_s", rates(eventBusMtls));
+            }
+            return summary;
         }
 
         private static JsonObject rates(Map<Integer, Double> rates) {
@@ -47,6 +64,7 @@ public final class KvBench {
     static final long TRANSFER_TIMEOUT_MS = 60_000;
 
     private final Vertx vertx;
+    private final Vertx mtlsVertx;
     private final int peerTcpPort;
     private final int chunkBytes;
     private final int repeats;
@@ -63,7 +81,24 @@ public final class KvBench {
      *     need be (see {@link #transfers})
      */
     public KvBench(Vertx vertx, int peerTcpPort, int chunkBytes, int repeats, int minMib, int window, int warmupMib) {
+        this(vertx, null, peerTcpPort, chunkBytes, repeats, minMib, window, warmupMib);
+    }
+
+    /**
+     * @param mtlsVertx a member of a second cluster, under mutual TLS, whose peer takes the same transfers
+     *     (the "event bus (mTLS)" path); null = that path is not measured
+     */
+    public KvBench(
+            Vertx vertx,
+            Vertx mtlsVertx,
+            int peerTcpPort,
+            int chunkBytes,
+            int repeats,
+            int minMib,
+            int window,
+            int warmupMib) {
         this.vertx = vertx;
+        this.mtlsVertx = mtlsVertx;
         this.minMib = minMib;
         this.window = window;
         this.warmupMib = warmupMib;
@@ -78,28 +113,54 @@ public final class KvBench {
         TcpReplies replies = new TcpReplies(socket);
         Map<Integer, Double> eventBus = new TreeMap<>();
         Map<Integer, Double> raw = new TreeMap<>();
-        out.printf("  %8s  %9s  %14s  %14s  %6s%n", "MiB", "transfers", "event bus MiB/s", "raw TCP MiB/s", "ratio");
+        Map<Integer, Double> mtls = mtlsVertx == null ? null : new TreeMap<>();
+        if (mtls == null) {
+            out.printf(
+                    "  %8s  %9s  %14s  %14s  %6s%n", "MiB", "transfers", "event bus MiB/s", "raw TCP MiB/s", "ratio");
+        } else {
+            out.printf(
+                    "  %8s  %9s  %14s  %21s  %14s  %7s  %8s%n",
+                    "MiB",
+                    "transfers",
+                    "event bus MiB/s",
+                    "event bus (mTLS) MiB/s",
+                    "raw TCP MiB/s",
+                    "bus/TCP",
+                    "mTLS/bus");
+        }
         warmUp(socket, replies, sizesMib);
         for (int size : sizesMib) {
             Buffer payload = payload(size);
             int transfers = transfers(size, repeats, minMib);
             long[] bus = new long[transfers];
+            long[] busTls = new long[transfers];
             long[] tcp = new long[transfers];
             for (int r = 0; r < transfers; r++) {
-                bus[r] = viaEventBus(payload);
+                bus[r] = viaEventBus(vertx, payload);
+                if (mtls != null) {
+                    busTls[r] = viaEventBus(mtlsVertx, payload);
+                }
                 tcp[r] = viaTcp(socket, replies, payload);
             }
             double busRate = size / (median(bus) / 1e9);
             double tcpRate = size / (median(tcp) / 1e9);
             eventBus.put(size, busRate);
             raw.put(size, tcpRate);
-            out.printf(
-                    "  %8d  %9d  %14.1f  %14.1f  %5.0f%%%n",
-                    size, transfers, busRate, tcpRate, 100 * busRate / tcpRate);
+            if (mtls == null) {
+                out.printf(
+                        "  %8d  %9d  %14.1f  %14.1f  %5.0f%%%n",
+                        size, transfers, busRate, tcpRate, 100 * busRate / tcpRate);
+            } else {
+                double tlsRate = size / (median(busTls) / 1e9);
+                mtls.put(size, tlsRate);
+                out.printf(
+                        "  %8d  %9d  %15.1f  %22.1f  %14.1f  %6.0f%%  %7.0f%%%n",
+                        size, transfers, busRate, tlsRate, tcpRate, 100 * busRate / tcpRate, 100 * tlsRate / busRate);
+            }
         }
         socket.close().await();
         client.close().await();
-        return new Result(List.copyOf(sizesMib), eventBus, raw);
+        return new Result(List.copyOf(sizesMib), eventBus, raw, mtls);
     }
 
     /**
@@ -113,14 +174,17 @@ public final class KvBench {
 
     /**
      * The connections, the peer's consumer registration and the JIT: transfers of the largest size (at most
-     * 64 MiB) over both paths in turn until each has carried {@code warmupMib}, and at least three.
+     * 64 MiB) over every path in turn until each has carried {@code warmupMib}, and at least three.
      */
     private void warmUp(NetSocket socket, TcpReplies replies, List<Integer> sizesMib) {
         int size =
                 Math.min(64, sizesMib.stream().mapToInt(Integer::intValue).max().orElse(4));
         Buffer payload = payload(size);
         for (long sent = 0, rounds = 0; sent < warmupMib || rounds < 3; sent += size, rounds++) {
-            viaEventBus(payload);
+            viaEventBus(vertx, payload);
+            if (mtlsVertx != null) {
+                viaEventBus(mtlsVertx, payload);
+            }
             viaTcp(socket, replies, payload);
         }
     }
@@ -131,17 +195,20 @@ public final class KvBench {
         return Buffer.buffer(bytes);
     }
 
-    /** Nanoseconds from the first chunk sent to the acknowledgement. Blocks the caller (not an event loop). */
-    private long viaEventBus(Buffer payload) {
+    /**
+     * Nanoseconds from the first chunk sent over {@code member}'s event bus (one cluster's) to the
+     * acknowledgement. Blocks the caller (not an event loop).
+     */
+    private long viaEventBus(Vertx member, Buffer payload) {
         long id = ++transfer;
         Promise<Long> done = Promise.promise();
-        vertx.runOnContext(v -> {
+        member.runOnContext(v -> {
             long start = System.nanoTime();
             List<Buffer> chunks = new ArrayList<>();
             for (int at = 0; at < payload.length(); at += chunkBytes) {
                 chunks.add(payload.slice(at, Math.min(payload.length(), at + chunkBytes)));
             }
-            KvChunkSender.send(vertx, Addresses.BENCH_KV, chunks, id, 0, window, 120_000)
+            KvChunkSender.send(member, Addresses.BENCH_KV, chunks, id, 0, window, 120_000)
                     .onSuccess(reply -> {
                         long got = reply.body().getLong("bytes_received");
                         if (got != payload.length()) {

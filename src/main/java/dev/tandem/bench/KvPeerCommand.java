@@ -2,6 +2,7 @@ package dev.tandem.bench;
 
 import dev.tandem.cluster.ClusterNode;
 import dev.tandem.config.ClusterSettings;
+import dev.tandem.config.ClusterTls;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.KvChunk;
@@ -20,7 +21,8 @@ import picocli.CommandLine.Option;
  * chunks on {@link Addresses#BENCH_KV} the way a decode worker does — binary bodies, KV_CACHE headers,
  * an acknowledgement with the byte count on the last — and a loopback TCP server that counts what a
  * socket sends (an 8-byte length first) and answers with the count. Prints {@code READY <tcp port>}, and
- * exits when its standard input closes (its parent is gone).
+ * exits when its standard input closes (its parent is gone). With {@code --cluster-tls-*} its event bus
+ * speaks mutual TLS (the bench's "event bus (mTLS)" path).
  */
 @Command(name = "kv-peer", hidden = true, description = "The receiving JVM of tandem bench kv.")
 public final class KvPeerCommand implements Callable<Integer> {
@@ -30,9 +32,22 @@ public final class KvPeerCommand implements Callable<Integer> {
     @Option(names = "--join", required = true)
     String join;
 
+    /** With the key and CA: the cluster's mutual TLS (cluster.tls-*), as the bench's member of it has. */
+    @Option(names = "--cluster-tls-cert")
+    String clusterTlsCert;
+
+    @Option(names = "--cluster-tls-key")
+    String clusterTlsKey;
+
+    @Option(names = "--cluster-tls-ca")
+    String clusterTlsCa;
+
     @Override
     public Integer call() throws Exception {
         ClusterSettings cluster = new ClusterSettings(clusterName, "127.0.0.1", 0, List.of(join));
+        if (clusterTlsCert != null) {
+            cluster = cluster.withTls(new ClusterTls(clusterTlsCert, clusterTlsKey, clusterTlsCa));
+        }
         ClusterNode node =
                 ClusterNode.start(cluster, TandemConfig.defaults().router()).await();
         var vertx = node.vertx();

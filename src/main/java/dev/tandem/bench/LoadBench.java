@@ -3,8 +3,10 @@ package dev.tandem.bench;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.PemTrustOptions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -16,8 +18,8 @@ import java.util.Optional;
 
 /**
  * {@code tandem bench load}: the same streamed load against the floor ({@code direct}: SSE chunks with
- * no work), one real HTTP hop ({@code nginx} in front of it) and Tandem with zero-cost workers, one
- * after the other in one run, from one client. Writes summary.json, results.csv and a chart.
+ * no work), one real HTTP hop ({@code nginx} in front of it) and Tandem with zero-cost workers, over
+ * clear text ({@code tandem}) or HTTPS ({@code tandem-tls}), one after the other in one run, from one client. Writes summary.json, results.csv and a chart.
  */
 final class LoadBench {
 
@@ -33,7 +35,51 @@ final class LoadBench {
             List<String> targets,
             long maxSeconds,
             int warmup,
-            Path out) {}
+            Path out,
+            Tls tls) {
+
+        /** Without TLS: no {@code tandem-tls} target. */
+        Options(
+                int concurrency,
+                int requests,
+                int maxTokens,
+                double rate,
+                int itlMs,
+                String topology,
+                int prefill,
+                int decode,
+                List<String> targets,
+                long maxSeconds,
+                int warmup,
+                Path out) {
+            this(
+                    concurrency,
+                    requests,
+                    maxTokens,
+                    rate,
+                    itlMs,
+                    topology,
+                    prefill,
+                    decode,
+                    targets,
+                    maxSeconds,
+                    warmup,
+                    out,
+                    null);
+        }
+    }
+
+    /**
+     * The {@code tandem-tls} target's PEM files: its API's certificate chain and key, and the CA the client
+     * trusts (the certificate must name 127.0.0.1: the client verifies the host it dials).
+     */
+    record Tls(Path cert, Path key, Path ca) {
+        Tls {
+            cert = cert.toAbsolutePath();
+            key = key.toAbsolutePath();
+            ca = ca.toAbsolutePath();
+        }
+    }
 
     /** Tokens per warm-up stream: short, so thousands of requests pass in seconds even at a model's pace. */
     static final int WARM_UP_TOKENS = 2;
@@ -50,6 +96,23 @@ final class LoadBench {
                 new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true).setIdleTimeout(120),
                 new PoolOptions().setHttp1MaxSize(poolSize(o)));
         LoadClient client = new LoadClient(vertx, http);
+        // HTTPS for tandem-tls: the same client otherwise, HTTP/1.1 like the clear-text targets (no ALPN, so
+        // no HTTP/2), trusting the given CA and checking that the certificate names 127.0.0.1.
+        HttpClient https = o.tls() == null
+                ? null
+                : vertx.createHttpClient(
+                        new HttpClientOptions()
+                                .setKeepAlive(true)
+                                .setTcpNoDelay(true)
+                                .setIdleTimeout(120)
+                                .setProtocolVersion(HttpVersion.HTTP_1_1)
+                                .setUseAlpn(false)
+                                .setSsl(true)
+                                .setVerifyHost(true)
+                                .setTrustOptions(new PemTrustOptions()
+                                        .addCertPath(o.tls().ca().toString())),
+                        new PoolOptions().setHttp1MaxSize(poolSize(o)));
+        LoadClient tlsClient = https == null ? null : new LoadClient(vertx, https);
         Map<String, LoadTargetResult> results = new LinkedHashMap<>();
         DirectUpstream direct = DirectUpstream.start(upstream, o.itlMs()).await();
         out.printf(
@@ -73,23 +136,12 @@ final class LoadBench {
                             results.put(target, measure(client, target, proxy.port(), "direct", o, out));
                         }
                     }
-                    case "tandem" -> {
-                        try (TandemUnderLoad tandem = o.topology().equals("processes")
-                                ? TandemUnderLoad.processes(
-                                        o.prefill(),
-                                        o.decode(),
-                                        o.itlMs(),
-                                        o.out().resolve("processes"))
-                                : TandemUnderLoad.embedded(o.prefill(), o.decode(), o.itlMs())) {
-                            results.put(target, measure(client, target, tandem.port(), tandem.model(), o, out));
-                            // Where the time went, by stage (queue, prefill, KV, TTFT histograms): for whoever reads
-                            // the run.
-                            Files.write(
-                                    o.out().resolve("tandem-metrics.prom"),
-                                    client.get(tandem.port(), "/metrics")
-                                            .await()
-                                            .getBytes());
+                    case "tandem" -> results.put(target, tandem(client, target, null, o, out));
+                    case "tandem-tls" -> {
+                        if (tlsClient == null) {
+                            throw new IllegalArgumentException("tandem-tls needs its certificate, key and CA");
                         }
+                        results.put(target, tandem(tlsClient, target, o.tls(), o, out));
                     }
                     default -> throw new IllegalArgumentException("unknown target " + target);
                 }
@@ -97,6 +149,9 @@ final class LoadBench {
         } finally {
             direct.close().await();
             http.close().await();
+            if (https != null) {
+                https.close().await();
+            }
             vertx.close().await();
             upstream.close().await();
         }
@@ -117,6 +172,29 @@ final class LoadBench {
      */
     static int poolSize(Options o) {
         return o.rate() > 0 ? 4096 : Math.max(o.concurrency(), 1) + 8;
+    }
+
+    /**
+     * Tandem under the load; with {@code tls} its API speaks HTTPS only (the same Tandem otherwise), and
+     * {@code client} must speak it.
+     */
+    private static LoadTargetResult tandem(LoadClient client, String name, Tls tls, Options o, PrintStream out)
+            throws IOException {
+        try (TandemUnderLoad tandem = o.topology().equals("processes")
+                ? TandemUnderLoad.processes(
+                        o.prefill(),
+                        o.decode(),
+                        o.itlMs(),
+                        tls,
+                        o.out().resolve(tls == null ? "processes" : "processes-tls"))
+                : TandemUnderLoad.embedded(o.prefill(), o.decode(), o.itlMs(), tls)) {
+            LoadTargetResult result = measure(client, name, tandem.port(), tandem.model(), o, out);
+            // Where the time went, by stage (queue, prefill, KV, TTFT histograms): for whoever reads the run.
+            Files.write(
+                    o.out().resolve(name + "-metrics.prom"),
+                    client.get(tandem.port(), "/metrics").await().getBytes());
+            return result;
+        }
     }
 
     private static LoadTargetResult measure(
@@ -153,7 +231,7 @@ final class LoadBench {
         JsonObject addedP50 = new JsonObject();
         JsonObject addedP99 = new JsonObject();
         LoadTargetResult direct = results.get("direct");
-        for (String name : List.of("nginx", "tandem")) {
+        for (String name : List.of("nginx", "tandem", "tandem-tls")) {
             LoadTargetResult r = results.get(name);
             addedP50.put(
                     name,
@@ -173,11 +251,11 @@ final class LoadBench {
 
     private static void table(Map<String, LoadTargetResult> results, JsonObject summary, PrintStream out) {
         out.printf(
-                "%n  %-8s %10s %10s %9s %9s %10s %12s %9s %7s%n",
+                "%n  %-10s %10s %10s %9s %9s %10s %12s %9s %7s%n",
                 "target", "TTFT p50", "TTFT p99", "ITL p50", "ITL p99", "E2E p50", "tokens/s", "req/s", "errors");
         for (LoadTargetResult r : results.values()) {
             out.printf(
-                    "  %-8s %8.2fms %8.2fms %7.3fms %7.3fms %8.1fms %12.0f %9.1f %7d%n",
+                    "  %-10s %8.2fms %8.2fms %7.3fms %7.3fms %8.1fms %12.0f %9.1f %7d%n",
                     r.name(),
                     r.ttftP50Ms(),
                     r.ttftP99Ms(),

@@ -1,5 +1,6 @@
 package dev.tandem.bench;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -11,9 +12,9 @@ import picocli.CommandLine.Option;
         name = "load",
         mixinStandardHelpOptions = true,
         description = "Streamed load against a no-work SSE upstream, nginx in front of it, and Tandem with zero-cost"
-                + " workers: the latency and throughput Tandem adds.")
+                + " workers (over HTTPS too, as tandem-tls): the latency and throughput Tandem adds.")
 public final class LoadBenchCommand implements Callable<Integer> {
-    static final List<String> TARGETS = List.of("direct", "nginx", "tandem");
+    static final List<String> TARGETS = List.of("direct", "nginx", "tandem", "tandem-tls");
 
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -59,8 +60,20 @@ public final class LoadBenchCommand implements Callable<Integer> {
             names = "--targets",
             split = ",",
             defaultValue = "direct,nginx,tandem",
-            description = "targets, in order (default ${DEFAULT-VALUE})")
+            description = "targets, in order: direct, nginx, tandem, tandem-tls (Tandem with HTTPS on its API;"
+                    + " needs --tls-cert, --tls-key and --tls-ca) (default ${DEFAULT-VALUE})")
     List<String> targets;
+
+    @Option(
+            names = "--tls-cert",
+            description = "tandem-tls: the API's certificate chain (PEM), naming 127.0.0.1 (the client checks it)")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", description = "tandem-tls: the certificate's private key (PEM)")
+    Path tlsKey;
+
+    @Option(names = "--tls-ca", description = "tandem-tls: the CA (PEM) the load client trusts the certificate by")
+    Path tlsCa;
 
     @Option(
             names = "--max-seconds",
@@ -98,7 +111,8 @@ public final class LoadBenchCommand implements Callable<Integer> {
                         List.copyOf(targets),
                         maxSeconds,
                         warmup,
-                        out),
+                        out,
+                        targets.contains("tandem-tls") ? new LoadBench.Tls(tlsCert, tlsKey, tlsCa) : null),
                 System.out);
         return 0;
     }
@@ -138,6 +152,25 @@ public final class LoadBenchCommand implements Callable<Integer> {
         }
         if (targets.isEmpty() || targets.stream().distinct().count() != targets.size()) {
             return "--targets must name each target at most once";
+        }
+        return invalidTls();
+    }
+
+    /** tandem-tls needs all three files, readable; without it they would go unused, which is refused too. */
+    private String invalidTls() {
+        boolean any = tlsCert != null || tlsKey != null || tlsCa != null;
+        if (!targets.contains("tandem-tls")) {
+            return any
+                    ? "--tls-cert, --tls-key and --tls-ca are for the tandem-tls target, which --targets lacks"
+                    : null;
+        }
+        if (tlsCert == null || tlsKey == null || tlsCa == null) {
+            return "the tandem-tls target needs --tls-cert, --tls-key and --tls-ca (PEM files)";
+        }
+        for (Path file : List.of(tlsCert, tlsKey, tlsCa)) {
+            if (!Files.isReadable(file)) {
+                return file + " is not a readable file";
+            }
         }
         return null;
     }

@@ -6,22 +6,31 @@ import dev.tandem.node.TandemNode;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.HttpsURLConnection;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
- * The {@code tandem} target of {@code tandem bench load}: Tandem with zero-cost sim workers (the
- * {@code zero} profile: every step free, so only the router, the event bus and the workers' own code
- * cost anything), either embedded in the bench's JVM or as separate router, prefill and decode JVMs.
+ * The {@code tandem} and {@code tandem-tls} targets of {@code tandem bench load}: Tandem with zero-cost sim
+ * workers (the {@code zero} profile: every step free, so only the router, the event bus and the workers' own
+ * code cost anything), either embedded in the bench's JVM or as separate router, prefill and decode JVMs;
+ * for {@code tandem-tls} its API speaks HTTPS.
  */
 abstract class TandemUnderLoad implements AutoCloseable {
-    private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)");
+    private static final Pattern LISTENING = Pattern.compile("listening on https?://127\\.0\\.0\\.1:(\\d+)");
 
     abstract int port();
 
@@ -32,15 +41,26 @@ abstract class TandemUnderLoad implements AutoCloseable {
 
     /** Zero-cost sim workers; with {@code itlMs} > 0 each decode step sleeps that long (no CPU), as a model's would. */
     static JsonObject configJson(int prefill, int decode, int itlMs) {
+        return configJson(prefill, decode, itlMs, null);
+    }
+
+    /** The same; with {@code tls}, the API speaks HTTPS with its certificate (and nothing else changes). */
+    static JsonObject configJson(int prefill, int decode, int itlMs, LoadBench.Tls tls) {
         JsonObject json = SimCluster.configJson(
                 SimCluster.Shape.of(prefill, decode, 1, SimProfiles.named("zero"), 1.0, 16, 0, 0, false), "default");
         json.getJsonObject("model").put("emulated-decode-step-us", itlMs * 1000L);
+        if (tls != null) {
+            json.getJsonObject("http")
+                    .put("tls-cert", tls.cert().toString())
+                    .put("tls-key", tls.key().toString());
+        }
         return json;
     }
 
-    static TandemUnderLoad embedded(int prefill, int decode, int itlMs) {
+    static TandemUnderLoad embedded(int prefill, int decode, int itlMs, LoadBench.Tls tls) {
         TandemNode node = TandemNode.start(
-                TandemConfig.fromJson(configJson(prefill, decode, itlMs)), TandemNode.Plan.embedded(prefill, decode));
+                TandemConfig.fromJson(configJson(prefill, decode, itlMs, tls)),
+                TandemNode.Plan.embedded(prefill, decode));
         SimCluster.awaitWorkers(node, prefill, decode);
         return new TandemUnderLoad() {
             @Override
@@ -61,11 +81,12 @@ abstract class TandemUnderLoad implements AutoCloseable {
     }
 
     /** A router, {@code prefill} prefill and {@code decode} decode JVMs, the router last (it joins the others). */
-    static TandemUnderLoad processes(int prefill, int decode, int itlMs, Path dir) throws IOException {
+    static TandemUnderLoad processes(int prefill, int decode, int itlMs, LoadBench.Tls tls, Path dir)
+            throws IOException {
         Files.createDirectories(dir);
         Path yaml = dir.resolve("tandem.yaml");
         // JSON is YAML: the same configuration the embedded target gets.
-        Files.writeString(yaml, configJson(prefill, decode, itlMs).encodePrettily());
+        Files.writeString(yaml, configJson(prefill, decode, itlMs, tls).encodePrettily());
         List<Process> processes = new ArrayList<>();
         try {
             for (int i = 1; i <= prefill; i++) {
@@ -77,7 +98,7 @@ abstract class TandemUnderLoad implements AutoCloseable {
             Process router = launch(dir, "router", List.of("router"), yaml);
             processes.add(router);
             int port = awaitListening(router, dir.resolve("router.log"));
-            awaitServed(port, prefill, decode);
+            awaitServed(port, prefill, decode, tls);
             return new TandemUnderLoad() {
                 @Override
                 int port() {
@@ -129,15 +150,19 @@ abstract class TandemUnderLoad implements AutoCloseable {
     }
 
     /** Until /v1/models lists the model: every worker registered and seen by the router. */
-    private static void awaitServed(int port, int prefill, int decode) throws IOException {
+    private static void awaitServed(int port, int prefill, int decode, LoadBench.Tls tls) throws IOException {
+        SSLContext trust = tls == null ? null : trusting(tls.ca());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
             try {
                 var c = (java.net.HttpURLConnection) java.net
                         .URI
-                        .create("http://127.0.0.1:" + port + "/admin/workers")
+                        .create((trust == null ? "http" : "https") + "://127.0.0.1:" + port + "/admin/workers")
                         .toURL()
                         .openConnection();
+                if (c instanceof HttpsURLConnection secure) {
+                    secure.setSSLSocketFactory(trust.getSocketFactory());
+                }
                 try (var in = c.getInputStream()) {
                     var workers = new JsonObject(new String(in.readAllBytes(), StandardCharsets.UTF_8))
                             .getJsonArray("workers");
@@ -151,6 +176,25 @@ abstract class TandemUnderLoad implements AutoCloseable {
             sleep(200);
         }
         throw new IOException("the router did not see " + prefill + " prefill and " + decode + " decode workers");
+    }
+
+    /** A client context that trusts the CA certificates of a PEM file (and checks host names, as by default). */
+    static SSLContext trusting(Path caPem) throws IOException {
+        try (InputStream in = Files.newInputStream(caPem)) {
+            KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+            store.load(null, null);
+            int i = 0;
+            for (Certificate ca : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+                store.setCertificateEntry("ca-" + i++, ca);
+            }
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(store);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(null, tmf.getTrustManagers(), null);
+            return context;
+        } catch (GeneralSecurityException e) {
+            throw new IOException(caPem + ": " + e.getMessage(), e);
+        }
     }
 
     private static long count(JsonArray workers, String role) {

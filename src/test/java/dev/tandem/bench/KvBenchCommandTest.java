@@ -37,6 +37,20 @@ class KvBenchCommandTest {
                 Set.of("1", "16", "256"), summary.getJsonObject("raw_tcp_mib_s").fieldNames());
     }
 
+    /** With cluster TLS the event bus under mutual TLS sits next to the others, per size like them. */
+    @Test
+    void theMtlsPathJoinsTheSummaryWhenItRan() {
+        JsonObject summary = new KvBench.Result(
+                        List.of(1, 16),
+                        Map.of(1, 100.0, 16, 400.0),
+                        Map.of(1, 300.0, 16, 800.0),
+                        Map.of(1, 90.0, 16, 350.04))
+                .summary();
+        assertEquals(
+                Set.of("sizes_mib", "eventbus_mib_s", "raw_tcp_mib_s", "eventbus_mtls_mib_s"), summary.fieldNames());
+        assertEquals(350.0, summary.getJsonObject("eventbus_mtls_mib_s").getDouble("16"));
+    }
+
     @ParameterizedTest(name = "{0} MiB, repeats {1}, at least {2} MiB: {3} transfers")
     @CsvSource({
         "1, 5, 512, 512",
@@ -60,7 +74,15 @@ class KvBenchCommandTest {
                 List.of("--chunk-kib", "1"),
                 List.of("--warmup-mib", "-1"),
                 List.of("--min-mib", "-1"),
-                List.of("--min-mib", "65537"));
+                List.of("--min-mib", "65537"),
+                List.of("--cluster-tls-cert", "src/test/resources/tls/node.pem"),
+                List.of(
+                        "--cluster-tls-cert",
+                        "src/test/resources/tls/node.pem",
+                        "--cluster-tls-key",
+                        "src/test/resources/tls/node-key.pem",
+                        "--cluster-tls-ca",
+                        "src/test/resources/tls/no-such-ca.pem"));
     }
 
     @ParameterizedTest

@@ -66,7 +66,8 @@ class LoadBenchTest {
                 TARGET_KEYS, s.getJsonObject("targets").getJsonObject("tandem").fieldNames());
         assertEquals(1, s.getJsonObject("targets").getJsonObject("tandem").getInteger("errors"));
         assertEquals(
-                Set.of("nginx", "tandem"), s.getJsonObject("added_ttft_p50_ms").fieldNames());
+                Set.of("nginx", "tandem", "tandem-tls"),
+                s.getJsonObject("added_ttft_p50_ms").fieldNames());
         assertEquals(0.5, s.getJsonObject("added_ttft_p50_ms").getDouble("tandem"));
         assertEquals(2.5, s.getJsonObject("added_ttft_p99_ms").getDouble("tandem"));
         assertNull(s.getJsonObject("added_ttft_p50_ms").getValue("nginx"), "nginx did not run: null, not a number");
@@ -111,6 +112,30 @@ class LoadBenchTest {
         assertTrue(metrics.contains("tandem_request_ttft_seconds_count 56"), metrics);
     }
 
+    /**
+     * {@code tandem-tls}: the same Tandem with HTTPS on its API, the client trusting the test CA and checking
+     * the certificate names 127.0.0.1; its metrics are kept under its own name.
+     */
+    @Test
+    void tandemOverTlsStreamsLikeTheClearTextOne() throws Exception {
+        Path out = dir.resolve("tls");
+        LoadBench.Options o =
+                new LoadBench.Options(4, 16, 8, 0, 0, "embedded", 1, 1, List.of("tandem-tls"), 60, 8, out, testTls());
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        JsonObject summary = LoadBench.run(o, new PrintStream(console, true, StandardCharsets.UTF_8));
+        JsonObject tls = summary.getJsonObject("targets").getJsonObject("tandem-tls");
+        assertEquals(0, tls.getInteger("errors"), console.toString(StandardCharsets.UTF_8));
+        assertTrue(tls.getDouble("tokens_per_s") > 0, tls.encode());
+        assertTrue(console.toString(StandardCharsets.UTF_8).contains("  tandem-tls "), console::toString);
+        assertTrue(Files.readString(out.resolve("results.csv")).contains("\ntandem-tls,"));
+        assertTrue(Files.readString(out.resolve("tandem-tls-metrics.prom")).contains("tandem_request_ttft_seconds"));
+    }
+
+    private static LoadBench.Tls testTls() {
+        Path tls = Path.of("src/test/resources/tls");
+        return new LoadBench.Tls(tls.resolve("server.pem"), tls.resolve("server-key.pem"), tls.resolve("ca.pem"));
+    }
+
     /** Poisson arrivals can hold far more streams than the mean: none may queue in the client for a connection. */
     @Test
     void theClientHasAConnectionForEveryStream() {
@@ -132,7 +157,19 @@ class LoadBenchTest {
                 List.of("--topology", "cloud"),
                 List.of("--targets", "direct,vllm"),
                 List.of("--targets", "direct,direct"),
-                List.of("--prefill", "0"));
+                List.of("--prefill", "0"),
+                List.of("--targets", "tandem,tandem-tls"),
+                List.of("--targets", "tandem-tls", "--tls-cert", "src/test/resources/tls/server.pem"),
+                List.of(
+                        "--targets",
+                        "tandem-tls",
+                        "--tls-cert",
+                        "src/test/resources/tls/server.pem",
+                        "--tls-key",
+                        "src/test/resources/tls/server-key.pem",
+                        "--tls-ca",
+                        "src/test/resources/tls/no-such-ca.pem"),
+                List.of("--targets", "tandem", "--tls-ca", "src/test/resources/tls/ca.pem"));
     }
 
     @ParameterizedTest
@@ -146,5 +183,17 @@ class LoadBenchTest {
                 .execute(all);
         assertEquals(2, code, err.toString());
         assertTrue(err.toString().startsWith("tandem bench load: "), err.toString());
+    }
+
+    @Test
+    void tandemTlsWithoutItsFilesSaysWhatItNeeds() {
+        StringWriter err = new StringWriter();
+        int code = new CommandLine(new LoadBenchCommand())
+                .setErr(new PrintWriter(err, true))
+                .execute("--targets", "direct,tandem-tls", "--out", dir.toString());
+        assertEquals(2, code, err.toString());
+        assertEquals(
+                "tandem bench load: the tandem-tls target needs --tls-cert, --tls-key and --tls-ca (PEM files)",
+                err.toString().trim());
     }
 }

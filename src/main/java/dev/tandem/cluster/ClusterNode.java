@@ -53,12 +53,10 @@ public final class ClusterNode {
         }
         return builder.buildClustered().compose(vertx -> {
             vertx.eventBus().registerCodec(KvChunkCodec.INSTANCE);
-            try {
-                return Future.succeededFuture(new ClusterNode(
-                        vertx, manager, nodeId, ClusterTlsOptions.registrySeal(vertx, cluster, manager)));
-            } catch (RuntimeException e) {
-                return vertx.close().transform(v -> Future.failedFuture(e));
-            }
+            // Reading PEM files and validating the chain block: a worker thread, once per node.
+            return vertx.executeBlocking(() -> ClusterTlsOptions.registrySeal(vertx, cluster, manager), false)
+                    .map(seal -> new ClusterNode(vertx, manager, nodeId, seal))
+                    .recover(e -> vertx.close().transform(v -> Future.failedFuture(e)));
         });
     }
 

@@ -39,31 +39,35 @@ public final class TcpListener {
      */
     public Future<NetServer> listen(
             String host, int port, Handler<NetSocket> onSocket, Function<String, Buffer> refusal) {
-        NetServerOptions options = new NetServerOptions().setTcpNoDelay(true);
-        TlsFiles files = tls.enabled() ? TlsFiles.readNow(tls) : null;
-        if (files != null) {
-            TlsListeners.secure(options, files, false);
-        }
-        server = vertx.createNetServer(options).connectHandler(socket -> {
-            String address = socket.remoteAddress() == null
-                    ? "unknown"
-                    : socket.remoteAddress().hostAddress();
-            String refused = limiter.admit(address);
-            if (refused != null) {
-                socket.end(refusal.apply(refused));
-                return;
-            }
-            if (socket instanceof ConnectionBase base) {
-                base.closeFuture().onComplete(v -> limiter.release(address));
-            }
-            onSocket.handle(socket);
-        });
-        return server.listen(port, host).onSuccess(s -> {
+        return TlsFiles.load(vertx, tls).compose(files -> {
+            NetServerOptions options = new NetServerOptions().setTcpNoDelay(true);
             if (files != null) {
-                reloader = new CertificateReloader(vertx, surface, tls, files, false, o -> s.updateSSLOptions(o, true));
-                reloader.start();
+                TlsListeners.secure(options, files, false);
             }
+            server = vertx.createNetServer(options).connectHandler(socket -> admit(socket, onSocket, refusal));
+            return server.listen(port, host).onSuccess(s -> {
+                if (files != null) {
+                    reloader = new CertificateReloader(
+                            vertx, surface, tls, files, false, o -> s.updateSSLOptions(o, true));
+                    reloader.start();
+                }
+            });
         });
+    }
+
+    private void admit(NetSocket socket, Handler<NetSocket> onSocket, Function<String, Buffer> refusal) {
+        String address = socket.remoteAddress() == null
+                ? "unknown"
+                : socket.remoteAddress().hostAddress();
+        String refused = limiter.admit(address);
+        if (refused != null) {
+            socket.end(refusal.apply(refused));
+            return;
+        }
+        if (socket instanceof ConnectionBase base) {
+            base.closeFuture().onComplete(v -> limiter.release(address));
+        }
+        onSocket.handle(socket);
     }
 
     public int port() {

@@ -25,7 +25,24 @@ public record TlsFiles(Buffer cert, Buffer key, Buffer clientCa) {
                 .map(all -> new TlsFiles(all.resultAt(0), all.resultAt(1), all.resultAt(2)));
     }
 
-    /** Reads the files now (start-up, before any event loop serves). */
+    /**
+     * A listener's files at start-up, read and checked on a worker thread; null when the surface has no TLS. A
+     * key that does not belong to its certificate fails the start, not every handshake.
+     */
+    public static Future<TlsFiles> load(Vertx vertx, TlsSettings tls) {
+        if (!tls.enabled()) {
+            return Future.succeededFuture(null);
+        }
+        return vertx.executeBlocking(
+                () -> {
+                    TlsFiles files = readNow(tls);
+                    files.check(vertx);
+                    return files;
+                },
+                false);
+    }
+
+    /** Reads the files now (blocking). */
     public static TlsFiles readNow(TlsSettings tls) {
         try {
             return new TlsFiles(bytes(tls.cert()), bytes(tls.key()), tls.clientAuth() ? bytes(tls.clientCa()) : null);

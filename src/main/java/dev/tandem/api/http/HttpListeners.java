@@ -51,25 +51,28 @@ public final class HttpListeners {
      * the API's. Completes with the API's server.
      */
     public Future<HttpServer> listen(Handler<HttpConnection> onConnection, Handler<HttpServerRequest> requests) {
-        var options = HttpApi.serverOptions(http);
-        TlsFiles files = http.tls().enabled() ? TlsFiles.readNow(http.tls()) : null;
-        if (files != null) {
-            TlsListeners.secure(options, files, true);
-        }
-        return vertx.createHttpServer(options)
-                .connectionHandler(counted(onConnection))
-                .requestHandler(limited(requests))
-                .invalidRequestHandler(HttpProtocolErrors::invalidRequest)
-                .listen(http.port(), http.host())
-                .compose(server -> {
-                    api = server;
-                    if (files != null) {
-                        reloader = new CertificateReloader(
-                                vertx, "http", http.tls(), files, true, o -> server.updateSSLOptions(o, true));
-                        reloader.start();
-                    }
-                    return http.plainPort() < 0 ? Future.succeededFuture(server) : listenPlain(onConnection, requests);
-                });
+        return TlsFiles.load(vertx, http.tls()).compose(files -> {
+            var options = HttpApi.serverOptions(http);
+            if (files != null) {
+                TlsListeners.secure(options, files, true);
+            }
+            return vertx.createHttpServer(options)
+                    .connectionHandler(counted(onConnection))
+                    .requestHandler(limited(requests))
+                    .invalidRequestHandler(HttpProtocolErrors::invalidRequest)
+                    .listen(http.port(), http.host())
+                    .compose(server -> {
+                        api = server;
+                        if (files != null) {
+                            reloader = new CertificateReloader(
+                                    vertx, "http", http.tls(), files, true, o -> server.updateSSLOptions(o, true));
+                            reloader.start();
+                        }
+                        return http.plainPort() < 0
+                                ? Future.succeededFuture(server)
+                                : listenPlain(onConnection, requests);
+                    });
+        });
     }
 
     /** The clear-text listener beside TLS: the API itself during a migration, or a refusal when TLS is required. */

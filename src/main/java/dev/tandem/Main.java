@@ -333,9 +333,10 @@ public final class Main implements Callable<Integer> {
                     + (tls.enabled()
                             ? " (TLS" + (tls.clientAuth() ? ", client certificates required" : "") + ")"
                             : ""));
-            if (node.router().plainHttpPort() >= 0) {
+            if (node.router().httpListeners().plainPort() >= 0) {
                 System.out.println("  clear-text HTTP on http://"
-                        + config.http().host() + ":" + node.router().plainHttpPort()
+                        + config.http().host() + ":"
+                        + node.router().httpListeners().plainPort()
                         + (tls.required() ? " refuses requests (http.tls-required)" : ""));
             }
             if (node.router().bridge() != null) {

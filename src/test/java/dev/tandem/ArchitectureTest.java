@@ -166,6 +166,15 @@ class ArchitectureTest {
                                 "configuration is read first and knows nothing of what it configures"),
                         noClasses()
                                 .that()
+                                .resideInAPackage("dev.tandem.security..")
+                                .should()
+                                .dependOnClassesThat(JavaClass.Predicates.resideInAPackage("dev.tandem..")
+                                        .and(JavaClass.Predicates.resideOutsideOfPackages(
+                                                "dev.tandem.security..", "dev.tandem.config..")))
+                                .because("security guards the surfaces from below: TLS, limits and signatures"
+                                        + " know their configuration and nothing of the surfaces they guard"),
+                        noClasses()
+                                .that()
                                 .resideInAPackage("dev.tandem.upstream..")
                                 .should()
                                 .dependOnClassesThat()

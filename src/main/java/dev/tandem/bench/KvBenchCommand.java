@@ -89,27 +89,9 @@ public final class KvBenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (sizes.isEmpty() || sizes.stream().anyMatch(s -> s < 1 || s > 1024) || repeats < 1 || repeats > 100) {
-            spec.commandLine().getErr().println("tandem bench kv: each size must be 1 to 1024 MiB, --repeats 1 to 100");
-            return 2;
-        }
-        if (chunkKib < 4
-                || chunkKib > 65536
-                || window < 1
-                || window > 4096
-                || warmupMib < 0
-                || warmupMib > 65536
-                || minMib < 0
-                || minMib > 65536) {
-            spec.commandLine()
-                    .getErr()
-                    .println("tandem bench kv: --chunk-kib must be 4 to 65536, --window 1 to 4096, --warmup-mib and"
-                            + " --min-mib 0 to 65536");
-            return 2;
-        }
-        String invalidTls = invalidTls();
-        if (invalidTls != null) {
-            spec.commandLine().getErr().println("tandem bench kv: " + invalidTls);
+        String invalid = invalid();
+        if (invalid != null) {
+            spec.commandLine().getErr().println("tandem bench kv: " + invalid);
             return 2;
         }
         ClusterTls tls = clusterTlsCert == null
@@ -171,6 +153,24 @@ public final class KvBenchCommand implements Callable<Integer> {
             }
             node.close().await();
         }
+    }
+
+    /** Why the options cannot run, or null. */
+    private String invalid() {
+        if (sizes.isEmpty() || sizes.stream().anyMatch(s -> s < 1 || s > 1024) || repeats < 1 || repeats > 100) {
+            return "each size must be 1 to 1024 MiB, --repeats 1 to 100";
+        }
+        if (chunkKib < 4
+                || chunkKib > 65536
+                || window < 1
+                || window > 4096
+                || warmupMib < 0
+                || warmupMib > 65536
+                || minMib < 0
+                || minMib > 65536) {
+            return "--chunk-kib must be 4 to 65536, --window 1 to 4096, --warmup-mib and --min-mib 0 to 65536";
+        }
+        return invalidTls();
     }
 
     /** All three cluster TLS files or none; each readable. */

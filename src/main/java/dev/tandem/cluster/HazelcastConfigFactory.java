@@ -4,6 +4,7 @@ import com.hazelcast.config.Config;
 import com.hazelcast.config.EvictionConfig;
 import com.hazelcast.config.EvictionPolicy;
 import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.MaxSizePolicy;
@@ -31,6 +32,11 @@ public final class HazelcastConfigFactory {
         config.setProperty("hazelcast.phone.home.enabled", "false");
         config.setProperty("hazelcast.logging.type", "jdk");
         config.setProperty("hazelcast.shutdownhook.enabled", "false");
+        // Hazelcast authenticates no member, and Java deserialization of what a member sends is a classic way
+        // to run code: only Hazelcast's own, Vert.x's, the JDK's and Tandem's classes are deserialized.
+        JavaSerializationFilterConfig filter = new JavaSerializationFilterConfig().setDefaultsDisabled(false);
+        filter.getWhitelist().addPrefixes("dev.tandem.", "io.vertx.");
+        config.getSerializationConfig().setJavaSerializationFilterConfig(filter);
         // Expired registry entries must be noticed within about a second, not the default five.
         config.setProperty("hazelcast.internal.map.expiration.task.period.seconds", "1");
         config.addMapConfig(new MapConfig(ClusterNames.WORKERS)

@@ -343,14 +343,9 @@ public final class RouterVerticle extends VerticleBase {
         return server.actualPort();
     }
 
-    /** Open HTTP connections, both listeners together (what {@code http.max-connections} counts). */
-    public int httpConnections() {
-        return listeners == null ? 0 : listeners.connections();
-    }
-
-    /** The clear-text port beside TLS ({@code http.plain-port}), or -1. */
-    public int plainHttpPort() {
-        return listeners == null ? -1 : listeners.plainPort();
+    /** The HTTP listeners (TLS, {@code http.plain-port}, connection counts); null before start. */
+    public HttpListeners httpListeners() {
+        return listeners;
     }
 
     /** The client event-bus bridge when it has a TCP listener, or null when {@code bridge.tcp-port} is -1. */

@@ -155,4 +155,24 @@ class ClusterTlsTest {
         assertEquals(1, (int) kept.load().prefillTokensPerSecond(), "the altered load must not replace the signed one");
         assertNull(a.registrySeal().open("decode-copy", copied), "a copy under another key");
     }
+
+    @Test
+    void membersDeserializeNoClassOutsideTheAllowedPackages() {
+        // Any Serializable class outside Hazelcast's, Vert.x's, the JDK's and Tandem's: what a gadget chain needs.
+        var gadget = new org.opentest4j.AssertionFailedError("a class no member should deserialize");
+        plain.hazelcast().getMap("tandem.test.gadgets").put("k", gadget);
+        RuntimeException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                RuntimeException.class,
+                () -> a.hazelcast().getMap("tandem.test.gadgets").get("k"));
+        assertTrue(
+                String.valueOf(refused).contains("org.opentest4j")
+                        || String.valueOf(refused.getCause()).contains("org.opentest4j"),
+                String.valueOf(refused));
+        assertEquals(7L, ((long[]) roundTrip(new long[] {7L}))[0], "what Tandem itself stores still travels");
+    }
+
+    private Object roundTrip(Object value) {
+        plain.hazelcast().getMap("tandem.test.values").put("v", value);
+        return a.hazelcast().getMap("tandem.test.values").get("v");
+    }
 }

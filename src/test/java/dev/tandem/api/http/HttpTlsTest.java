@@ -162,7 +162,7 @@ class HttpTlsTest {
     void theClearTextPortRefusesWhenTlsIsRequiredAndTheTlsPortTakesNoClearText() throws Exception {
         int plainPort = dev.tandem.cluster.LoopbackClusterPorts.base(1);
         int port = start(TestTls.server(false, true), plainPort, ConnectionLimits.NONE);
-        HttpTestClient plain = new HttpTestClient(node.router().plainHttpPort());
+        HttpTestClient plain = new HttpTestClient(node.router().httpListeners().plainPort());
         HttpResponse<String> refused = plain.post("/v1/completions", completion(1, false));
         assertEquals(403, refused.statusCode());
         JsonObject error = new JsonObject(refused.body()).getJsonObject("error");
@@ -185,14 +185,15 @@ class HttpTlsTest {
         int port = start(TlsSettings.NONE, -1, new ConnectionLimits(0, 2));
         try (Socket first = TestTls.open(port);
                 Socket second = TestTls.open(port)) {
-            TestNodes.awaitTrue(() -> node.router().httpConnections() == 2, "two connections counted");
+            TestNodes.awaitTrue(() -> node.router().httpListeners().connections() == 2, "two connections counted");
             RawHttp.Response third = RawHttp.exchange(port, "GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n");
             assertEquals(503, third.status(), third.head());
             assertEquals(
                     "too_many_connections", third.json().getJsonObject("error").getString("code"));
             assertTrue(third.head().toLowerCase().contains("retry-after"), third.head());
         }
-        TestNodes.awaitTrue(() -> node.router().httpConnections() == 0, "closed connections give their places back");
+        TestNodes.awaitTrue(
+                () -> node.router().httpListeners().connections() == 0, "closed connections give their places back");
         assertEquals(
                 200,
                 new HttpTestClient(port)

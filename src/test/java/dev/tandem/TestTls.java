@@ -106,6 +106,8 @@ public final class TestTls {
         if (ctx == null) {
             return plain;
         }
+        // The handshake is several small writes: with Nagle's algorithm each waits for a delayed ACK (40 ms).
+        plain.setTcpNoDelay(true);
         SSLSocket tls = (SSLSocket) ctx.getSocketFactory().createSocket(plain, "localhost", port, true);
         tls.startHandshake();
         return tls;

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class ClusterTlsTest {
     private static final String ADDRESS = "tandem.test.tls-echo";
-    private static final long SEND_TIMEOUT_MS = 1_000;
+    private static final long SEND_TIMEOUT_MS = 500;
 
     private ClusterNode a;
     private ClusterNode b;

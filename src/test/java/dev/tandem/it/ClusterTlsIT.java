@@ -68,7 +68,7 @@ class ClusterTlsIT extends ClusterIT {
                 Files.readString(router.logFile())
                         .contains("registry entry 'decode-intruder' ignored: it is not signed"),
                 "the router refuses the intruder's entry\n" + cluster.describe(20));
-        Thread.sleep(1000); // ten of its heartbeats
+        Thread.sleep(500); // five of its heartbeats
         assertEquals(null, worker(router, "decode-intruder"), "the intruder must never be listed");
         HttpResponse<String> refused = complete("Nobody may decode this");
         assertNotEquals(200, refused.statusCode(), "with only the intruder as decode worker there is no one to decode");
@@ -79,7 +79,7 @@ class ClusterTlsIT extends ClusterIT {
 
         cluster.start(Node.decode("decode-1").withEnv(CLUSTER_TLS));
         cluster.awaitWorkers(router, 1, 1);
-        for (int i = 0; i < 8; i++) {
+        for (int i = 0; i < 4; i++) {
             HttpResponse<String> served = complete("Served over mutual TLS " + i);
             assertEquals(200, served.statusCode(), served.body());
             assertEquals(

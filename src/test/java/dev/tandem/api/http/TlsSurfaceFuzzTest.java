@@ -31,7 +31,7 @@ class TlsSurfaceFuzzTest extends SurfaceFuzzTest {
     /** A TLS session per case costs a handshake: fewer cases keep the suite's time (same seed, same kinds). */
     @Override
     int cases() {
-        return 300;
+        return 200;
     }
 
     @Override

@@ -12,6 +12,8 @@ import dev.tandem.config.ConnectionLimits;
 import dev.tandem.config.TandemConfig;
 import dev.tandem.config.TestSettings;
 import dev.tandem.config.TlsSettings;
+import dev.tandem.engine.LocalGenerator;
+import dev.tandem.engine.SamplingParams;
 import dev.tandem.node.TandemNode;
 import dev.tandem.security.CertificateReloader;
 import io.vertx.core.json.JsonObject;
@@ -41,6 +43,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(90)
 class HttpTlsTest {
+    /** A decode step's time: {@link #STREAM_TOKENS} of them outlast the rotation (about 4.5-6.5 s in). */
+    private static final int STEP_US = 30_000;
+
+    private static final int STREAM_TOKENS = 300;
     private TandemNode node;
 
     @AfterEach
@@ -54,7 +60,7 @@ class HttpTlsTest {
     private int start(TlsSettings tls, int plainPort, ConnectionLimits limits) {
         TandemConfig config = TestNodes.config();
         config = config.withHttp(config.http().withTls(tls, plainPort).withConnections(limits))
-                .withModel(TestSettings.withPacing(config.model(), 20_000, 0));
+                .withModel(TestSettings.withPacing(config.model(), STEP_US, 0));
         node = TestNodes.startEmbedded(config, 1, 1);
         return node.router().httpPort();
     }
@@ -90,7 +96,15 @@ class HttpTlsTest {
         assertEquals("CN=localhost", newConnectionSubject(port));
 
         try (Socket stream = TestTls.open(port)) {
-            String body = completion(120, true); // 120 steps of 20 ms: the stream outlives the rotation
+            // Sampled with a seed whose tokens include no end of text: the stream lasts all 300 steps (9 s).
+            String body = new JsonObject()
+                    .put("prompt", "Rotate")
+                    .put("max_tokens", STREAM_TOKENS)
+                    .put("stream", true)
+                    .put("temperature", 0.8)
+                    .put("top_p", 0.95)
+                    .put("seed", seedWithoutEarlyStop("Rotate"))
+                    .encode();
             stream.getOutputStream()
                     .write(("POST /v1/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                                     + "Content-Length: " + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n"
@@ -115,6 +129,7 @@ class HttpTlsTest {
                     },
                     Duration.ofSeconds(10),
                     "new connections get the rotated certificate");
+            assertEquals(1, node.router().requests().activeRequests(), "the stream still runs after the rotation");
 
             int tokens = 0;
             boolean done = false;
@@ -129,9 +144,26 @@ class HttpTlsTest {
                 done = line.equals("data: [DONE]");
             }
             assertTrue(done, "the open stream ended normally");
-            assertEquals(120, tokens, "every token of the open stream arrived");
+            assertEquals(STREAM_TOKENS, tokens, "every token of the open stream arrived");
             assertEquals("CN=localhost", subject(stream), "the open stream kept the session it started with");
         }
+    }
+
+    /** A seed for which the model samples {@link #STREAM_TOKENS} tokens after {@code prompt} without stopping. */
+    private long seedWithoutEarlyStop(String prompt) {
+        // The same model unpaced (the node's engine takes 30 ms a step): its tokens are the node's.
+        var engine = dev.tandem.engine.reference.ReferenceEngine.builtin(16);
+        int[] tokens = engine.tokenizer().encode(prompt, true);
+        for (long seed = 1; seed < 1_000; seed++) {
+            int generated = new LocalGenerator(engine)
+                    .generate(tokens, new SamplingParams(0.8, 0.95, 0, seed), STREAM_TOKENS, new int[0])
+                    .tokens()
+                    .length;
+            if (generated == STREAM_TOKENS) {
+                return seed;
+            }
+        }
+        throw new AssertionError("no seed below 1000 samples " + STREAM_TOKENS + " tokens without stopping");
     }
 
     @Test

@@ -75,13 +75,8 @@ public final class CertificateReloader {
     }
 
     private Future<Void> apply(TlsFiles files) {
-        return vertx.executeBlocking(
-                        () -> {
-                            files.check(vertx);
-                            return PemIdentity.parse(vertx, files.cert(), files.key())
-                                    .leaf();
-                        },
-                        false)
+        // The check parses the pair (and returns its leaf): a worker thread, not the event loop.
+        return vertx.executeBlocking(() -> files.check(vertx), false)
                 .compose(leaf -> update.apply(files.serverOptions(alpn)).map(changed -> {
                     current = files;
                     LOG.info(surface + ": TLS certificate reloaded ("

@@ -55,24 +55,31 @@ public record TlsFiles(Buffer cert, Buffer key, Buffer clientCa) {
         return Buffer.buffer(java.nio.file.Files.readAllBytes(java.nio.file.Path.of(path)));
     }
 
-    /** Whether the key belongs to the certificate and the CA file parses; throws why not. */
-    public void check(Vertx vertx) throws java.security.GeneralSecurityException {
-        PemIdentity.parse(vertx, cert, key);
+    /** Checks that the key belongs to the certificate and the CA file parses (throws why not); the leaf. */
+    public java.security.cert.X509Certificate check(Vertx vertx) throws java.security.GeneralSecurityException {
+        PemIdentity identity = PemIdentity.parse(vertx, cert, key);
         if (clientCa != null) {
             PemIdentity.authorities(vertx, clientCa);
         }
+        return identity.leaf();
     }
 
     /** The listener's TLS: these files, client certificates required when a client CA is given. */
     public ServerSSLOptions serverOptions(boolean alpn) {
-        ServerSSLOptions options = new ServerSSLOptions()
-                .setKeyCertOptions(new PemKeyCertOptions().setCertValue(cert).setKeyValue(key))
-                .setUseAlpn(alpn);
+        ServerSSLOptions options =
+                new ServerSSLOptions().setKeyCertOptions(keyCert()).setUseAlpn(alpn);
         if (clientCa != null) {
-            options.setTrustOptions(new PemTrustOptions().addCertValue(clientCa))
-                    .setClientAuth(ClientAuth.REQUIRED);
+            options.setTrustOptions(clientTrust()).setClientAuth(ClientAuth.REQUIRED);
         }
         return options;
+    }
+
+    PemKeyCertOptions keyCert() {
+        return new PemKeyCertOptions().setCertValue(cert).setKeyValue(key);
+    }
+
+    PemTrustOptions clientTrust() {
+        return new PemTrustOptions().addCertValue(clientCa);
     }
 
     /** Same content, byte for byte. */

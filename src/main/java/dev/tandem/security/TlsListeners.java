@@ -2,7 +2,6 @@ package dev.tandem.security;
 
 import io.vertx.core.http.ClientAuth;
 import io.vertx.core.net.NetServerOptions;
-import io.vertx.core.net.ServerSSLOptions;
 
 /** Puts a surface's TLS on its listener's options (HTTP and TCP alike). */
 public final class TlsListeners {
@@ -10,12 +9,11 @@ public final class TlsListeners {
 
     /** The options with TLS from {@code files}; {@code alpn} offers HTTP/2 beside HTTP/1.1 (HTTP listeners). */
     public static <T extends NetServerOptions> T secure(T options, TlsFiles files, boolean alpn) {
-        ServerSSLOptions ssl = files.serverOptions(alpn);
         options.setSsl(true);
         options.setUseAlpn(alpn);
-        options.setKeyCertOptions(ssl.getKeyCertOptions());
-        if (ssl.getTrustOptions() != null) {
-            options.setTrustOptions(ssl.getTrustOptions());
+        options.setKeyCertOptions(files.keyCert());
+        if (files.clientCa() != null) {
+            options.setTrustOptions(files.clientTrust());
             options.setClientAuth(ClientAuth.REQUIRED);
         }
         // A client that opens a connection and never finishes its handshake holds it no longer than this.

@@ -288,6 +288,9 @@ public final class Main implements Callable<Integer> {
     }
 
     static int launch(TandemConfig config, TandemNode.Plan plan) {
+        if (config.logging().json()) {
+            dev.tandem.logging.JsonLogFormatter.install();
+        }
         TandemNode node = TandemNode.start(config, plan);
         // SIGTERM drains: running requests finish (up to shutdown-drain-ms) before the node leaves.
         long drainMs = config.cluster().shutdownDrainMs();

@@ -5,6 +5,8 @@ import dev.tandem.config.ClusterSettings;
 import dev.tandem.config.RouterSettings;
 import dev.tandem.protocol.KvChunkCodec;
 import dev.tandem.security.RegistrySeal;
+import dev.tandem.tracing.Tracing;
+import io.opentelemetry.api.trace.Tracer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -21,9 +23,16 @@ public final class ClusterNode {
     private final HazelcastClusterManager clusterManager;
     private final String nodeId;
     private final RegistrySeal registrySeal;
+    private final Tracing tracing;
 
-    private ClusterNode(Vertx vertx, HazelcastClusterManager clusterManager, String nodeId, RegistrySeal registrySeal) {
+    private ClusterNode(
+            Vertx vertx,
+            HazelcastClusterManager clusterManager,
+            String nodeId,
+            RegistrySeal registrySeal,
+            Tracing tracing) {
         this.nodeId = nodeId;
+        this.tracing = tracing;
         this.registrySeal = registrySeal;
         this.vertx = vertx;
         this.clusterManager = clusterManager;
@@ -40,7 +49,26 @@ public final class ClusterNode {
             RouterSettings router,
             MetricsOptions metricsOptions,
             VertxMetricsFactory metricsFactory) {
-        String nodeId = java.util.UUID.randomUUID().toString();
+        return start(
+                cluster,
+                router,
+                metricsOptions,
+                metricsFactory,
+                java.util.UUID.randomUUID().toString(),
+                Tracing.OFF);
+    }
+
+    /**
+     * Joins the cluster as {@code nodeId}; Vert.x traces through {@code tracing} (its HTTP server opens a
+     * request's first span), and the node closes it — sending what is buffered — before Vert.x.
+     */
+    public static Future<ClusterNode> start(
+            ClusterSettings cluster,
+            RouterSettings router,
+            MetricsOptions metricsOptions,
+            VertxMetricsFactory metricsFactory,
+            String nodeId,
+            Tracing tracing) {
         com.hazelcast.config.Config config = HazelcastConfigFactory.create(cluster, router);
         config.getMemberAttributeConfig().setAttribute(ClusterNames.NODE_ID_ATTRIBUTE, nodeId);
         HazelcastClusterManager manager = new HazelcastClusterManager(config);
@@ -51,11 +79,15 @@ public final class ClusterNode {
         if (metricsFactory != null) {
             builder.withMetrics(metricsFactory);
         }
+        if (tracing.vertxTracerFactory() != null) {
+            builder.withTracer(tracing.vertxTracerFactory());
+        }
         return builder.buildClustered().compose(vertx -> {
             vertx.eventBus().registerCodec(KvChunkCodec.INSTANCE);
+            tracing.bind(vertx);
             // Reading PEM files and validating the chain block: a worker thread, once per node.
             return vertx.executeBlocking(() -> ClusterTlsOptions.registrySeal(vertx, cluster, manager), false)
-                    .map(seal -> new ClusterNode(vertx, manager, nodeId, seal))
+                    .map(seal -> new ClusterNode(vertx, manager, nodeId, seal, tracing))
                     .recover(e -> vertx.close().transform(v -> Future.failedFuture(e)));
         });
     }
@@ -90,7 +122,17 @@ public final class ClusterNode {
         return registrySeal;
     }
 
+    /** Where this node's own spans go (a no-op tracer when tracing is off). */
+    public Tracer tracer() {
+        return tracing.tracer();
+    }
+
     public Future<Void> close() {
-        return vertx.close();
+        // Flushing waits on the collector (a few seconds at most): a worker thread, while Vert.x still runs.
+        return vertx.executeBlocking(() -> {
+                    tracing.close();
+                    return null;
+                })
+                .transform(v -> vertx.close());
     }
 }

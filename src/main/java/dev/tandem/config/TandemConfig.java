@@ -19,7 +19,9 @@ public record TandemConfig(
         RouterSettings router,
         MemorySettings memory,
         EmbeddedSettings embedded,
-        FlowControlSettings flowControl) {
+        FlowControlSettings flowControl,
+        TracingSettings tracing,
+        LoggingSettings logging) {
 
     /** How many workers {@code tandem all} starts in its one JVM. */
     public record EmbeddedSettings(int prefillWorkers, int decodeWorkers) {
@@ -48,7 +50,9 @@ public record TandemConfig(
                 RouterSettings.read(root.section("router")),
                 MemorySettings.read(root.section("memory")),
                 EmbeddedSettings.read(root.section("embedded")),
-                FlowControlSettings.read(root.section("flow-control")));
+                FlowControlSettings.read(root.section("flow-control")),
+                TracingSettings.read(root.section("tracing")),
+                LoggingSettings.read(root.section("logging")));
         root.rejectUnknownKeys();
         return config;
     }
@@ -59,36 +63,129 @@ public record TandemConfig(
 
     public TandemConfig withHttp(HttpSettings http) {
         return new TandemConfig(
-                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
+                http,
+                bridge,
+                workerBridge,
+                cluster,
+                model,
+                worker,
+                router,
+                memory,
+                embedded,
+                flowControl,
+                tracing,
+                logging);
     }
 
     public TandemConfig withBridge(BridgeSettings bridge) {
         return new TandemConfig(
-                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
+                http,
+                bridge,
+                workerBridge,
+                cluster,
+                model,
+                worker,
+                router,
+                memory,
+                embedded,
+                flowControl,
+                tracing,
+                logging);
     }
 
     public TandemConfig withWorkerBridge(WorkerBridgeSettings workerBridge) {
         return new TandemConfig(
-                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
+                http,
+                bridge,
+                workerBridge,
+                cluster,
+                model,
+                worker,
+                router,
+                memory,
+                embedded,
+                flowControl,
+                tracing,
+                logging);
     }
 
     public TandemConfig withCluster(ClusterSettings cluster) {
         return new TandemConfig(
-                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
+                http,
+                bridge,
+                workerBridge,
+                cluster,
+                model,
+                worker,
+                router,
+                memory,
+                embedded,
+                flowControl,
+                tracing,
+                logging);
     }
 
     public TandemConfig withModel(ModelSettings model) {
         return new TandemConfig(
-                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
+                http,
+                bridge,
+                workerBridge,
+                cluster,
+                model,
+                worker,
+                router,
+                memory,
+                embedded,
+                flowControl,
+                tracing,
+                logging);
     }
 
     public TandemConfig withWorker(WorkerSettings worker) {
         return new TandemConfig(
-                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
+                http,
+                bridge,
+                workerBridge,
+                cluster,
+                model,
+                worker,
+                router,
+                memory,
+                embedded,
+                flowControl,
+                tracing,
+                logging);
     }
 
     public TandemConfig withFlowControl(FlowControlSettings flowControl) {
         return new TandemConfig(
-                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
+                http,
+                bridge,
+                workerBridge,
+                cluster,
+                model,
+                worker,
+                router,
+                memory,
+                embedded,
+                flowControl,
+                tracing,
+                logging);
+    }
+
+    public TandemConfig withTracing(TracingSettings tracing) {
+        return new TandemConfig(
+                http,
+                bridge,
+                workerBridge,
+                cluster,
+                model,
+                worker,
+                router,
+                memory,
+                embedded,
+                flowControl,
+                tracing,
+                logging);
     }
 }

@@ -35,6 +35,10 @@ public final class RouterMetrics {
         Outcome(String label) {
             this.label = label;
         }
+
+        public String label() {
+            return label;
+        }
     }
 
     private final MeterRegistry registry;

@@ -201,6 +201,7 @@ public final class RouterVerticle extends VerticleBase {
                 .scheduling(pairs, loads)
                 .shared(shared.affinity(), shared.ids())
                 .metrics(metrics)
+                .tracer(node.tracer())
                 .settings(settings, new RouterIdentity(routerId, nodeId))
                 .flowControl(
                         config.flowControl(),

@@ -15,6 +15,7 @@ import dev.tandem.metrics.NodeMetrics;
 import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.router.ModelCatalog;
 import dev.tandem.router.ServedModel;
+import dev.tandem.tracing.Tracing;
 import dev.tandem.worker.ModelCards;
 import dev.tandem.worker.engine.DecodeWorkerVerticle;
 import dev.tandem.worker.engine.EngineWorkerSetup;
@@ -89,15 +90,20 @@ public final class TandemNode {
             NodeMemory.preallocate(kvPool);
         }
         NodeMetrics metrics = new NodeMetrics();
+        String nodeId = UUID.randomUUID().toString();
+        Tracing tracing = Tracing.start(config.tracing(), serviceName(plan), nodeId);
         ClusterNode cluster;
         try {
             cluster = ClusterNode.start(
                             config.cluster(),
                             config.router(),
                             metrics.vertxMetricsOptions(),
-                            metrics.vertxMetricsFactory())
+                            metrics.vertxMetricsFactory(),
+                            nodeId,
+                            tracing)
                     .await();
         } catch (RuntimeException e) {
+            tracing.close();
             metrics.close();
             throw e;
         }
@@ -127,6 +133,16 @@ public final class TandemNode {
             throw e;
         }
         return node;
+    }
+
+    /** {@code service.name}: what the process runs, so a trace shows which kind of process each span came from. */
+    static String serviceName(Plan plan) {
+        boolean prefill = !plan.prefillWorkerIds().isEmpty();
+        boolean decode = !plan.decodeWorkerIds().isEmpty();
+        if (plan.router()) {
+            return prefill || decode ? "tandem" : "tandem-router";
+        }
+        return prefill == decode ? "tandem-worker" : prefill ? "tandem-prefill" : "tandem-decode";
     }
 
     private Future<Void> deploy(TandemConfig config, Plan plan) {
@@ -161,7 +177,8 @@ public final class TandemNode {
                 () -> announcer(config),
                 cluster.nodeId(),
                 id -> new WorkerMetrics(metrics.registry(), id),
-                kvPool);
+                kvPool,
+                cluster.tracer());
         for (String id : plan.prefillWorkerIds()) {
             PrefillWorkerVerticle w = new PrefillWorkerVerticle(id, setup);
             prefillWorkers.add(w);

@@ -4,6 +4,7 @@ import dev.tandem.worker.kv.KvTransferCodec;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.tracing.TracingPolicy;
 
 /**
  * KV_CACHE: one slice of a request's encoded KV (see {@link KvTransferCodec}). The body stays binary;
@@ -22,7 +23,9 @@ public record KvChunk(long requestId, int index, boolean last, Buffer payload, i
 
     /** Headers for sending this chunk; the payload is the message body. */
     public DeliveryOptions deliveryOptions() {
+        // Untraced by Vert.x: it would make a span per chunk; the sender puts the context on the first one.
         return new DeliveryOptions()
+                .setTracingPolicy(TracingPolicy.IGNORE)
                 .setCodecName(KvChunkCodec.NAME)
                 .addHeader(REQUEST_ID, Long.toString(requestId))
                 .addHeader(INDEX, Integer.toString(index))

@@ -2,6 +2,7 @@ package dev.tandem.router;
 
 import dev.tandem.engine.StopCondition;
 import dev.tandem.engine.tokenizer.Tokenizer;
+import dev.tandem.tracing.RequestTrace;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -73,6 +74,8 @@ final class ActiveRequest implements RequestRouter.Handle {
     long quotaWindow = -1;
 
     long quotaTokens;
+    /** Its spans, or {@link RequestTrace#OFF} when it is not traced. */
+    RequestTrace trace = RequestTrace.OFF;
 
     ActiveRequest(GenerationRequest request, TokenSink sink, long startNanos, Runnable onCancel) {
         this.request = request;

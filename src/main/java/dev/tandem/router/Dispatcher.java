@@ -4,6 +4,7 @@ import dev.tandem.protocol.CancelRequest;
 import dev.tandem.protocol.DecodeRequest;
 import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
+import io.opentelemetry.api.trace.Span;
 import io.vertx.core.Future;
 
 /**
@@ -19,6 +20,16 @@ public interface Dispatcher {
 
     /** Has the decode worker join the request to its batch; completes once it has. Tokens come separately. */
     Future<Void> startDecode(String decodeWorker, DecodeRequest request);
+
+    /** {@link #prefill}, carrying {@code span}'s trace context to the worker (those that trace override it). */
+    default Future<PrefillDone> prefill(String prefillWorker, PrefillRequest request, Span span) {
+        return prefill(prefillWorker, request);
+    }
+
+    /** {@link #startDecode}, carrying {@code span}'s trace context to the worker. */
+    default Future<Void> startDecode(String decodeWorker, DecodeRequest request, Span span) {
+        return startDecode(decodeWorker, request);
+    }
 
     /** Tells a prefill worker to drop the request; nothing comes back. */
     void cancelPrefill(String prefillWorker, CancelRequest cancel);

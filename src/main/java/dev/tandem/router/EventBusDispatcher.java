@@ -5,6 +5,8 @@ import dev.tandem.protocol.CancelRequest;
 import dev.tandem.protocol.DecodeRequest;
 import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
+import dev.tandem.tracing.TraceHeaders;
+import io.opentelemetry.api.trace.Span;
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
@@ -18,7 +20,9 @@ public final class EventBusDispatcher implements Dispatcher {
     private final EventBus bus;
     private final DeliveryOptions prefillOptions;
     private final DeliveryOptions decodeStartOptions;
-    private final DeliveryOptions cancelOptions = new DeliveryOptions().setSendTimeout(CANCEL_CONFIRM_TIMEOUT_MS);
+    private final DeliveryOptions cancelOptions =
+            TraceHeaders.untraced(new DeliveryOptions().setSendTimeout(CANCEL_CONFIRM_TIMEOUT_MS));
+    private final DeliveryOptions untraced = TraceHeaders.untraced(new DeliveryOptions());
 
     /**
      * @param prefillTimeoutMs     prefill and KV hand-over together
@@ -26,31 +30,46 @@ public final class EventBusDispatcher implements Dispatcher {
      */
     public EventBusDispatcher(EventBus bus, long prefillTimeoutMs, long decodeStartTimeoutMs) {
         this.bus = bus;
-        this.prefillOptions = new DeliveryOptions().setSendTimeout(prefillTimeoutMs);
-        this.decodeStartOptions = new DeliveryOptions().setSendTimeout(decodeStartTimeoutMs);
+        this.prefillOptions = TraceHeaders.untraced(new DeliveryOptions().setSendTimeout(prefillTimeoutMs));
+        this.decodeStartOptions = TraceHeaders.untraced(new DeliveryOptions().setSendTimeout(decodeStartTimeoutMs));
     }
 
     @Override
     public Future<PrefillDone> prefill(String prefillWorker, PrefillRequest request) {
+        return prefill(prefillWorker, request, Span.getInvalid());
+    }
+
+    @Override
+    public Future<PrefillDone> prefill(String prefillWorker, PrefillRequest request, Span span) {
         return bus.<JsonObject>request(
-                        Addresses.prefill(prefillWorker), PrefillRequest.CODEC.encode(request), prefillOptions)
+                        Addresses.prefill(prefillWorker),
+                        PrefillRequest.CODEC.encode(request),
+                        TraceHeaders.carrying(span, prefillOptions))
                 .map(reply -> PrefillDone.CODEC.decode(reply.body()));
     }
 
     @Override
     public Future<Void> startDecode(String decodeWorker, DecodeRequest request) {
-        return bus.request(Addresses.decodeStart(decodeWorker), DecodeRequest.CODEC.encode(request), decodeStartOptions)
+        return startDecode(decodeWorker, request, Span.getInvalid());
+    }
+
+    @Override
+    public Future<Void> startDecode(String decodeWorker, DecodeRequest request, Span span) {
+        return bus.request(
+                        Addresses.decodeStart(decodeWorker),
+                        DecodeRequest.CODEC.encode(request),
+                        TraceHeaders.carrying(span, decodeStartOptions))
                 .mapEmpty();
     }
 
     @Override
     public void cancelPrefill(String prefillWorker, CancelRequest cancel) {
-        bus.send(Addresses.prefillCancel(prefillWorker), CancelRequest.CODEC.encode(cancel));
+        bus.send(Addresses.prefillCancel(prefillWorker), CancelRequest.CODEC.encode(cancel), untraced);
     }
 
     @Override
     public void cancelDecode(String decodeWorker, CancelRequest cancel) {
-        bus.send(Addresses.decodeCancel(decodeWorker), CancelRequest.CODEC.encode(cancel));
+        bus.send(Addresses.decodeCancel(decodeWorker), CancelRequest.CODEC.encode(cancel), untraced);
     }
 
     @Override

@@ -58,4 +58,22 @@ public final class LoadTracker {
     public Map<String, Integer> snapshot() {
         return Map.copyOf(inFlight);
     }
+
+    /** A request left {@code left} for {@code next}: takes and gives back worker loads as the two states hold them. */
+    void follow(ActiveRequest a, RequestState left, RequestState next) {
+        if (left.holdsPrefill() && !next.holdsPrefill()) {
+            release(a.prefillWorker);
+            prefillTokens(a.prefillWorker, -a.prefillTokens);
+        }
+        if (left.holdsDecode() && !next.holdsDecode()) {
+            release(a.decodeWorker);
+        }
+        if (!left.holdsPrefill() && next.holdsPrefill()) {
+            acquire(a.prefillWorker);
+            prefillTokens(a.prefillWorker, a.prefillTokens);
+        }
+        if (!left.holdsDecode() && next.holdsDecode()) {
+            acquire(a.decodeWorker);
+        }
+    }
 }

@@ -8,6 +8,7 @@ import dev.tandem.protocol.DecodeRequest;
 import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.TokenEvent;
+import io.opentelemetry.api.trace.Span;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -100,6 +101,7 @@ final class RequestLifecycle {
             return;
         }
         int[] prompt = a.resumePrompt();
+        a.trace.scheduling(attempt);
         PairScheduler.Choice choice =
                 pairs.choose(a.request.model(), a.request.sessionKey(), a.affinityWorker, prompt, a.avoiding());
         if (choice.missingRole() != null) {
@@ -136,7 +138,8 @@ final class RequestLifecycle {
                 attempt,
                 choice.decodeCachedBlocks(),
                 identity.routerId());
-        workers.prefill(a.prefillWorker, request).onComplete(ar -> {
+        Span span = a.trace.prefilling(a.prefillWorker, a.decodeWorker, a.local, prompt.length - a.prefillTokens);
+        workers.prefill(a.prefillWorker, request, span).onComplete(ar -> {
             if (attempt != a.attempt || a.state() != RequestState.PREFILLING) {
                 return; // it ended, moves, or a newer dispatch owns it
             }
@@ -189,6 +192,7 @@ final class RequestLifecycle {
         }
         a.kvBytes += done.kvBytes();
         metrics.kvMoved(done.kvBytes());
+        a.trace.prefilled(done.cachedTokens(), done.kvBytes());
         // NO_FIRST_TOKEN: a GPU server behind the decode worker makes the first token, so nothing goes out here.
         if (first != PrefillDone.NO_FIRST_TOKEN && !a.firstTokenAhead() && !emitFirst(a, first, false)) {
             return;
@@ -232,20 +236,22 @@ final class RequestLifecycle {
                 identity.routerId(),
                 identity.nodeId(),
                 attempt);
-        workers.startDecode(decodeWorker, decode).onComplete(ar -> {
-            if (ar.succeeded() || attempt != a.attempt || a.state() != RequestState.DECODING) {
-                return;
-            }
-            guarded(a, () -> {
-                RetryPolicy.Decision decision = RetryPolicy.afterDecodeStart(ar.cause(), decodeWorker);
-                if (decision.retries()) {
-                    LOG.info(() -> "request " + a.id + ": decode start on " + decodeWorker + " failed: " + ar.cause());
-                    move(a, decision.avoid());
-                } else {
-                    end(a, decision.failure(), null);
-                }
-            });
-        });
+        workers.startDecode(decodeWorker, decode, a.trace.decoding(decodeWorker))
+                .onComplete(ar -> {
+                    if (ar.succeeded() || attempt != a.attempt || a.state() != RequestState.DECODING) {
+                        return;
+                    }
+                    guarded(a, () -> {
+                        RetryPolicy.Decision decision = RetryPolicy.afterDecodeStart(ar.cause(), decodeWorker);
+                        if (decision.retries()) {
+                            LOG.info(() ->
+                                    "request " + a.id + ": decode start on " + decodeWorker + " failed: " + ar.cause());
+                            move(a, decision.avoid());
+                        } else {
+                            end(a, decision.failure(), null);
+                        }
+                    });
+                });
     }
 
     /** An event from the request's current decode worker (the caller checked it is that one, and decoding). */
@@ -274,6 +280,7 @@ final class RequestLifecycle {
         a.failedWorkers.addAll(failed);
         a.failedOver |= a.stream.delivered() > 0;
         String decodeWorker = a.decodeWorker;
+        a.trace.moving("moved away from " + failed);
         enter(a, RequestState.MOVING);
         // Only the attempt being left: should it arrive late, the next attempt on the same worker is untouched.
         CancelRequest cancel = new CancelRequest(a.id, "moved", a.attempt);
@@ -299,6 +306,7 @@ final class RequestLifecycle {
             if (a.firstTokenNanos == 0) {
                 a.firstTokenNanos = now;
                 metrics.firstToken(now - a.startNanos);
+                a.trace.firstToken();
             } else {
                 metrics.interToken(now - a.lastTokenNanos);
             }
@@ -325,16 +333,10 @@ final class RequestLifecycle {
         }
         flow.ended(a);
         long now = loop.nanoTime();
-        LOG.info(() -> a.summary(
-                failure != null
-                        ? "failed " + failure.status() + " " + failure.code()
-                        : cancelReason != null ? "cancelled (" + cancelReason + ")" : "ok " + a.stream.finishReason(),
-                now));
-        metrics.ended(
-                RequestOutcomes.of(a.failedOver, failure, cancelReason),
-                a.request.promptTokens().length,
-                a.stream.delivered(),
-                now - a.startNanos);
+        RouterMetrics.Outcome outcome = RequestOutcomes.of(a.failedOver, failure, cancelReason);
+        a.trace.ending(outcome.label(), a.stream.delivered());
+        RequestLog.ended(a, failure, cancelReason, now);
+        metrics.ended(outcome, a.request.promptTokens().length, a.stream.delivered(), now - a.startNanos);
         if (a.timerId >= 0) {
             loop.cancelTimer(a.timerId);
         }
@@ -358,9 +360,13 @@ final class RequestLifecycle {
                 a.sink.onFinish(
                         a.stream.finishReason(),
                         new Usage(a.request.promptTokens().length, a.stream.delivered(), a.cachedTokens));
+                a.trace.ended(null);
             });
-        } else if (failure != null) {
-            a.sink.onError(failure);
+        } else {
+            if (failure != null) {
+                a.sink.onError(failure);
+            }
+            a.trace.ended(failure != null ? failure.code() : null);
         }
     }
 
@@ -371,21 +377,7 @@ final class RequestLifecycle {
 
     /** Moves the request to {@code next}, taking and giving back worker loads as the two states hold them. */
     private void enter(ActiveRequest a, RequestState next) {
-        RequestState left = a.moveTo(next);
-        if (left.holdsPrefill() && !next.holdsPrefill()) {
-            loads.release(a.prefillWorker);
-            loads.prefillTokens(a.prefillWorker, -a.prefillTokens);
-        }
-        if (left.holdsDecode() && !next.holdsDecode()) {
-            loads.release(a.decodeWorker);
-        }
-        if (!left.holdsPrefill() && next.holdsPrefill()) {
-            loads.acquire(a.prefillWorker);
-            loads.prefillTokens(a.prefillWorker, a.prefillTokens);
-        }
-        if (!left.holdsDecode() && next.holdsDecode()) {
-            loads.acquire(a.decodeWorker);
-        }
+        loads.follow(a, a.moveTo(next), next);
     }
 
     private void tellWorkers(ActiveRequest a, String reason) {

@@ -11,6 +11,10 @@ import dev.tandem.metrics.RouterMetrics;
 import dev.tandem.protocol.FirstToken;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.TokenEvent;
+import dev.tandem.tracing.RequestTrace;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
 import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,8 +52,10 @@ public final class RequestRouter {
     private final RouterSettings settings;
     private final FlowControl flow;
     private final FlowMetrics flowMetrics;
+    private final Tracer tracer;
 
     private RequestRouter(Builder b) {
+        this.tracer = b.tracer;
         this.loop = b.loop;
         this.admission = new Admission(b.settings.maxInFlight());
         this.ids = b.ids;
@@ -76,6 +82,8 @@ public final class RequestRouter {
         ActiveRequest a = new ActiveRequest(
                 request, sink, loop.nanoTime(), () -> loop.execute(() -> lifecycle.end(self[0], null, "cancelled")));
         self[0] = a;
+        // The HTTP server's span is current here (Vert.x keeps it on the request's context), or none.
+        a.trace = RequestTrace.begin(tracer, Context.current(), request.model().name(), request.promptTokens().length);
         GenerationFailure refused = admission.admit();
         if (refused != null) {
             // Refused before anything is taken: nothing to release.
@@ -83,6 +91,8 @@ public final class RequestRouter {
             metrics.ended(RouterMetrics.Outcome.REJECTED, 0, 0, 0);
             flowMetrics.rejected(request.flow().tenant(), request.flow().priority(), refused.code());
             sink.onError(refused);
+            a.trace.ending(RouterMetrics.Outcome.REJECTED.label(), 0);
+            a.trace.ended(refused.code());
             return a;
         }
         // The deadline covers everything, the quota check, waiting for an id and in the queue included; a
@@ -123,6 +133,7 @@ public final class RequestRouter {
                         return;
                     }
                     a.id = id.result();
+                    a.trace.identified(a.id);
                     lifecycle.track(a);
                     Future<String> pinned = request.affinityKey() == null
                             ? Future.succeededFuture()
@@ -233,8 +244,15 @@ public final class RequestRouter {
         private FlowControlSettings flowSettings = TandemConfig.defaults().flowControl();
         private TenantQuotas quotas = TenantQuotas.UNLIMITED;
         private FlowMetrics flowMetrics;
+        private Tracer tracer = OpenTelemetry.noop().getTracer("dev.tandem");
 
         private Builder() {}
+
+        /** Where its requests' spans go; by default nowhere. */
+        public Builder tracer(Tracer tracer) {
+            this.tracer = tracer;
+            return this;
+        }
 
         /** Tenants' queues and quotas; by default the default settings and no quota store (nothing limited). */
         public Builder flowControl(FlowControlSettings settings, TenantQuotas quotas, FlowMetrics metrics) {

@@ -61,6 +61,7 @@ final class DecodeBatch {
             DecodeSequence s = it.next();
             if (s.requestId == requestId) {
                 it.remove();
+                s.left("cancelled");
                 retirement.retire(s);
                 return s;
             }
@@ -72,6 +73,7 @@ final class DecodeBatch {
         s.cancelled = true;
         if (running == null || !running.sequences.contains(s)) {
             active.remove(requestId);
+            s.left("cancelled");
             retirement.retire(s);
         }
         return s;
@@ -205,6 +207,7 @@ final class DecodeBatch {
         running = null;
         for (DecodeSequence s : step.sequences) {
             active.remove(s.requestId, s);
+            s.left("failed");
             s.cache.free();
         }
         return step.sequences.stream().filter(s -> !s.cancelled).toList();
@@ -213,6 +216,7 @@ final class DecodeBatch {
     private void retire(DecodeSequence s) {
         // Only this sequence: a newer attempt of the same request may have joined while it was cancelled.
         active.remove(s.requestId, s);
+        s.left(s.cancelled ? "cancelled" : "finished");
         retirement.retire(s);
     }
 }

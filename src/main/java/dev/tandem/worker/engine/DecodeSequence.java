@@ -3,6 +3,7 @@ package dev.tandem.worker.engine;
 import dev.tandem.engine.KvCache;
 import dev.tandem.engine.SamplingParams;
 import dev.tandem.engine.StopCondition;
+import io.opentelemetry.api.trace.Span;
 
 /**
  * One request in a decode worker's batch: its KV, the token to feed next and how many tokens it has
@@ -25,6 +26,8 @@ final class DecodeSequence {
     int generated;
 
     boolean cancelled;
+    /** Its span on this worker (invalid when the request is not traced), ended when it leaves the batch. */
+    Span span = Span.getInvalid();
     /**
      * The token ids of the cache's positions — the prompt, then every token fed to a step — when the
      * prompt's were known (null otherwise): what the sequence's KV may be kept under when it ends.
@@ -56,6 +59,13 @@ final class DecodeSequence {
             this.history = java.util.Arrays.copyOf(promptTokens, promptTokens.length + 16);
             this.historyLength = promptTokens.length;
         }
+    }
+
+    /** It leaves the batch (finished, cancelled, or its step failed): its span ends. */
+    void left(String how) {
+        span.setAttribute("gen_ai.usage.output_tokens", (long) generated)
+                .setAttribute("tandem.left", how)
+                .end();
     }
 
     /** A step fed {@code token}: its K/V is now at the next position. */

@@ -9,6 +9,8 @@ import dev.tandem.protocol.TokenEvent;
 import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
+import dev.tandem.tracing.Spans;
+import dev.tandem.tracing.TraceHeaders;
 import dev.tandem.worker.CancelMessages;
 import dev.tandem.worker.WorkerMessages;
 import dev.tandem.worker.kv.KvInbox;
@@ -194,7 +196,7 @@ public final class DecodeWorkerVerticle extends EngineWorkerVerticle {
         }
         StopCondition stop = new StopCondition(
                 engine.tokenizer(), request.stopTokens(), request.maxNewTokens(), cache.length(), seqLen);
-        batch.join(new DecodeSequence(
+        DecodeSequence sequence = new DecodeSequence(
                 request.requestId(),
                 request.routerId(),
                 request.routerNode(),
@@ -203,7 +205,10 @@ public final class DecodeWorkerVerticle extends EngineWorkerVerticle {
                 stop,
                 request.firstToken(),
                 request.attempt(),
-                claimed.tokens()));
+                claimed.tokens());
+        // From joining the batch to leaving it: the decode of this request on this worker.
+        sequence.span = Spans.start(tracer, "tandem.decode.sequence", TraceHeaders.parentOf(message));
+        batch.join(sequence);
         message.reply(new JsonObject().put("request_id", request.requestId()).put("joined", true));
         stepIfIdle();
     }

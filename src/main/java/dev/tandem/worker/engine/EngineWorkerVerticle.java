@@ -13,6 +13,7 @@ import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
 import dev.tandem.worker.ModelCards;
 import dev.tandem.worker.WorkerControl;
+import io.opentelemetry.api.trace.Tracer;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.WorkerExecutor;
@@ -34,6 +35,8 @@ public abstract class EngineWorkerVerticle extends VerticleBase {
     final WorkerMetrics metrics;
     /** Where the KV this worker computes or receives comes from and goes back to (shared with the node's workers). */
     final KvBlockPool pool;
+    /** Where this worker's spans go: children of the router's, through each message's trace context. */
+    final Tracer tracer;
 
     private final ModelCard card;
     private final WorkerAnnouncer announcer;
@@ -57,6 +60,7 @@ public abstract class EngineWorkerVerticle extends VerticleBase {
         this.nodeId = setup.nodeId();
         this.metrics = setup.metrics().apply(workerId);
         this.pool = setup.pool();
+        this.tracer = setup.tracer();
     }
 
     @Override

@@ -8,10 +8,16 @@ import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.protocol.WorkerLoad;
 import dev.tandem.protocol.WorkerRole;
+import dev.tandem.tracing.Spans;
+import dev.tandem.tracing.TraceHeaders;
 import dev.tandem.worker.CancelMessages;
 import dev.tandem.worker.WorkerMessages;
 import dev.tandem.worker.kv.KvShipper;
 import dev.tandem.worker.kv.KvTransferCodec;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Context;
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.Message;
@@ -36,10 +42,16 @@ public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
     private static final class Job {
         final PrefillRequest request;
         final long acceptedNanos = System.nanoTime();
+        /** The router's trace context; the spans below are its children (invalid when not traced). */
+        final Context trace;
+
+        final Span queued;
         volatile boolean cancelled;
 
-        Job(PrefillRequest request) {
+        Job(PrefillRequest request, Context trace, Span queued) {
             this.request = request;
+            this.trace = trace;
+            this.queued = queued;
         }
     }
 
@@ -142,7 +154,8 @@ public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
                             + ")");
             return;
         }
-        Job job = new Job(request);
+        Context trace = TraceHeaders.parentOf(message);
+        Job job = new Job(request, trace, Spans.start(tracer, "tandem.prefill.queue", trace));
         jobs.put(request.requestId(), job);
         // The KV is encoded in the same task, right after its prefill: as a task of its own it queued behind
         // every prompt accepted meanwhile (PrefillQueueOrderTest), on a thread of its own it cost two hops.
@@ -189,11 +202,21 @@ public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
     private PromptPrefill.Prefilled computeKv(Job job) {
         long start = System.nanoTime();
         metrics.prefillQueued(start - job.acceptedNanos);
-        PromptPrefill.Prefilled prefilled = PromptPrefill.run(
-                engine, pool, cache, job.request.promptTokens(), job.request.sampling(), () -> job.cancelled);
+        job.queued.end();
+        Span span = Spans.start(tracer, "tandem.prefill.compute", job.trace);
+        PromptPrefill.Prefilled prefilled;
+        try {
+            prefilled = PromptPrefill.run(
+                    engine, pool, cache, job.request.promptTokens(), job.request.sampling(), () -> job.cancelled);
+        } finally {
+            span.end();
+        }
         long nanos = System.nanoTime() - start;
         metrics.prefillComputed(nanos);
-        rate.record(job.request.promptTokens().length - prefilled.cachedTokens(), nanos);
+        int computed = job.request.promptTokens().length - prefilled.cachedTokens();
+        rate.record(computed, nanos);
+        span.setAttribute("tandem.prompt_tokens", (long) job.request.promptTokens().length)
+                .setAttribute("tandem.computed_tokens", (long) computed);
         return prefilled;
     }
 
@@ -214,7 +237,10 @@ public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
     private Future<PrefillDone> ship(Job job, Computed computed) {
         PrefillRequest r = job.request;
         PromptPrefill.Prefilled prefilled = computed.prefilled();
-        return shipper.ship(r, prefilled.cache(), computed.first(), () -> job.cancelled)
+        // Its context rides on the first chunk: the decode worker's receipt of the KV is its child.
+        Span transfer = Spans.start(tracer, "tandem.kv.transfer", job.trace, SpanKind.PRODUCER)
+                .setAttribute("tandem.decode_worker", r.decodeWorkerId());
+        return shipper.ship(r, prefilled.cache(), computed.first(), () -> job.cancelled, transfer)
                 .map(shipped -> new PrefillDone(
                         r.requestId(),
                         prefilled.firstToken(),
@@ -222,7 +248,15 @@ public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
                         shipped.bytes(),
                         prefilled.micros(),
                         prefilled.cachedTokens()))
-                .onComplete(ar -> prefilled.cache().free());
+                .onComplete(ar -> {
+                    prefilled.cache().free();
+                    if (ar.succeeded()) {
+                        transfer.setAttribute("tandem.kv_bytes", ar.result().kvBytes());
+                    } else {
+                        transfer.setStatus(StatusCode.ERROR, String.valueOf(ar.cause()));
+                    }
+                    transfer.end();
+                });
     }
 
     private void replyFailure(Message<Object> message, Job job, Throwable cause) {

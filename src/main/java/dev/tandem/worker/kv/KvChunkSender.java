@@ -1,6 +1,8 @@
 package dev.tandem.worker.kv;
 
 import dev.tandem.protocol.KvChunk;
+import dev.tandem.tracing.TraceHeaders;
+import io.opentelemetry.api.trace.Span;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -34,6 +36,7 @@ public final class KvChunkSender {
     private final int window;
     private final long ackTimeoutMs;
     private final MessageProducer<Buffer> producer;
+    private final Span span;
     private final Promise<Message<JsonObject>> done = Promise.promise();
     private int next;
     private int inFlight;
@@ -47,7 +50,9 @@ public final class KvChunkSender {
             long requestId,
             int attempt,
             int window,
-            long ackTimeoutMs) {
+            long ackTimeoutMs,
+            Span span) {
+        this.span = span;
         this.vertx = vertx;
         this.address = address;
         this.chunks = chunks;
@@ -70,10 +75,24 @@ public final class KvChunkSender {
             int attempt,
             int window,
             long ackTimeoutMs) {
+        return send(vertx, address, chunks, requestId, attempt, window, ackTimeoutMs, Span.getInvalid());
+    }
+
+    /** {@link #send}, the first chunk carrying {@code span}'s trace context (when it is sampled). */
+    public static Future<Message<JsonObject>> send(
+            Vertx vertx,
+            String address,
+            List<Buffer> chunks,
+            long requestId,
+            int attempt,
+            int window,
+            long ackTimeoutMs,
+            Span span) {
         if (chunks.isEmpty() || window < 1) {
             throw new IllegalArgumentException("a transfer needs a chunk and a window of 1+");
         }
-        KvChunkSender sender = new KvChunkSender(vertx, address, chunks, requestId, attempt, window, ackTimeoutMs);
+        KvChunkSender sender =
+                new KvChunkSender(vertx, address, chunks, requestId, attempt, window, ackTimeoutMs, span);
         sender.pump();
         return sender.done.future();
     }
@@ -101,7 +120,8 @@ public final class KvChunkSender {
             int index = next++;
             inFlight++;
             Buffer chunk = chunks.get(index);
-            producer.deliveryOptions(new KvChunk(requestId, index, false, chunk, attempt).deliveryOptions());
+            producer.deliveryOptions(
+                    traced(index, new KvChunk(requestId, index, false, chunk, attempt).deliveryOptions()));
             producer.write(chunk).onComplete(written -> {
                 inFlight--;
                 if (written.failed()) {
@@ -114,11 +134,20 @@ public final class KvChunkSender {
         if (!failed && next == lastIndex && inFlight == 0) {
             next++; // the last is sent once
             Buffer last = chunks.get(lastIndex);
-            DeliveryOptions options = new KvChunk(requestId, lastIndex, true, last, attempt)
-                    .deliveryOptions()
-                    .setSendTimeout(ackTimeoutMs);
+            DeliveryOptions options = traced(
+                    lastIndex,
+                    new KvChunk(requestId, lastIndex, true, last, attempt)
+                            .deliveryOptions()
+                            .setSendTimeout(ackTimeoutMs));
             vertx.eventBus().<JsonObject>request(address, last, options).onComplete(done);
         }
+    }
+
+    private DeliveryOptions traced(int index, DeliveryOptions options) {
+        if (index == 0) {
+            TraceHeaders.inject(span, options::addHeader);
+        }
+        return options;
     }
 
     private void fail(Throwable cause) {

@@ -8,6 +8,7 @@ import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.KvAck;
 import dev.tandem.protocol.PrefillRequest;
+import io.opentelemetry.api.trace.Span;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -71,12 +72,20 @@ public final class KvShipper {
     }
 
     /** Ships {@code first} (from {@link #encode}), then whatever the decode worker asks for again. */
-    public Future<Shipped> ship(PrefillRequest request, KvCache cache, Round first, BooleanSupplier cancelled) {
-        return round(request, cache, first, cancelled, 0, 0);
+    /** @param span the transfer's span: its trace context goes with each round's first chunk */
+    public Future<Shipped> ship(
+            PrefillRequest request, KvCache cache, Round first, BooleanSupplier cancelled, Span span) {
+        return round(request, cache, first, cancelled, span, 0, 0);
     }
 
     private Future<Shipped> round(
-            PrefillRequest request, KvCache cache, Round round, BooleanSupplier cancelled, int resends, long sent) {
+            PrefillRequest request,
+            KvCache cache,
+            Round round,
+            BooleanSupplier cancelled,
+            Span span,
+            int resends,
+            long sent) {
         if (cancelled.getAsBoolean()) {
             return Future.failedFuture(new CancellationException());
         }
@@ -87,7 +96,7 @@ public final class KvShipper {
         // engine's count is what travelled (an f16 model's KV in half the bytes of its floats).
         long counted = blocks * Math.max(0, layout.blockBytes() - (long) layout.blockFloats() * Float.BYTES);
         return interconnect(blocks * layout.blockBytes())
-                .compose(v -> send(request, round.chunks()))
+                .compose(v -> send(request, round.chunks(), span))
                 .compose(ack -> {
                     long total = sent + ack.bytesReceived() + counted;
                     if (ack.needFromBlock() == KvAck.COMPLETE) {
@@ -100,8 +109,8 @@ public final class KvShipper {
                     }
                     int from = ack.needFromBlock();
                     return vertx.<List<Buffer>>executeBlocking(() -> encode(request, cache, from), false)
-                            .compose(chunks ->
-                                    round(request, cache, new Round(from, chunks), cancelled, resends + 1, total));
+                            .compose(chunks -> round(
+                                    request, cache, new Round(from, chunks), cancelled, span, resends + 1, total));
                 });
     }
 
@@ -126,7 +135,7 @@ public final class KvShipper {
      * Sends the chunks in order, a bounded window at a time ({@link KvChunkSender}); the last one is a
      * request whose reply is the decode worker's ack.
      */
-    private Future<KvAck> send(PrefillRequest request, List<Buffer> chunks) {
+    private Future<KvAck> send(PrefillRequest request, List<Buffer> chunks, Span span) {
         long total = 0;
         for (Buffer chunk : chunks) {
             total += chunk.length();
@@ -141,7 +150,8 @@ public final class KvShipper {
                         request.requestId(),
                         request.attempt(),
                         KvChunkSender.DEFAULT_WINDOW,
-                        settings.kvParkTimeoutMs())
+                        settings.kvParkTimeoutMs(),
+                        span)
                 .map(reply -> {
                     KvAck ack = KvAck.CODEC.decode(reply.body());
                     if (ack.bytesReceived() != expected) {

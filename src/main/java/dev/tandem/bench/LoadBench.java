@@ -1,5 +1,6 @@
 package dev.tandem.bench;
 
+import dev.tandem.config.TracingSettings;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
@@ -36,7 +37,40 @@ final class LoadBench {
             long maxSeconds,
             int warmup,
             Path out,
-            Tls tls) {
+            Tls tls,
+            double traceSampleRate) {
+
+        /** {@code tandem-traced} samples the default share of requests (tracing.sample-rate's default). */
+        Options(
+                int concurrency,
+                int requests,
+                int maxTokens,
+                double rate,
+                int itlMs,
+                String topology,
+                int prefill,
+                int decode,
+                List<String> targets,
+                long maxSeconds,
+                int warmup,
+                Path out,
+                Tls tls) {
+            this(
+                    concurrency,
+                    requests,
+                    maxTokens,
+                    rate,
+                    itlMs,
+                    topology,
+                    prefill,
+                    decode,
+                    targets,
+                    maxSeconds,
+                    warmup,
+                    out,
+                    tls,
+                    TracingSettings.OFF.sampleRate());
+        }
 
         /** Without TLS: no {@code tandem-tls} target. */
         Options(
@@ -136,12 +170,20 @@ final class LoadBench {
                             results.put(target, measure(client, target, proxy.port(), "direct", o, out));
                         }
                     }
-                    case "tandem" -> results.put(target, tandem(client, target, null, o, out));
+                    case "tandem" -> results.put(target, tandem(client, target, null, null, o, out));
+                    case "tandem-traced" -> {
+                        // The collector is another process in production; here a sink on the bench's own loops.
+                        try (OtlpSink sink = OtlpSink.start(upstream)) {
+                            results.put(
+                                    target, tandem(client, target, null, sink.tracing(o.traceSampleRate()), o, out));
+                            out.println("  tandem-traced exported " + sink.summary());
+                        }
+                    }
                     case "tandem-tls" -> {
                         if (tlsClient == null) {
                             throw new IllegalArgumentException("tandem-tls needs its certificate, key and CA");
                         }
-                        results.put(target, tandem(tlsClient, target, o.tls(), o, out));
+                        results.put(target, tandem(tlsClient, target, o.tls(), null, o, out));
                     }
                     default -> throw new IllegalArgumentException("unknown target " + target);
                 }
@@ -178,7 +220,8 @@ final class LoadBench {
      * Tandem under the load; with {@code tls} its API speaks HTTPS only (the same Tandem otherwise), and
      * {@code client} must speak it.
      */
-    private static LoadTargetResult tandem(LoadClient client, String name, Tls tls, Options o, PrintStream out)
+    private static LoadTargetResult tandem(
+            LoadClient client, String name, Tls tls, JsonObject tracing, Options o, PrintStream out)
             throws IOException {
         try (TandemUnderLoad tandem = o.topology().equals("processes")
                 ? TandemUnderLoad.processes(
@@ -186,8 +229,9 @@ final class LoadBench {
                         o.decode(),
                         o.itlMs(),
                         tls,
-                        o.out().resolve(tls == null ? "processes" : "processes-tls"))
-                : TandemUnderLoad.embedded(o.prefill(), o.decode(), o.itlMs(), tls)) {
+                        tracing,
+                        o.out().resolve("processes-" + name))
+                : TandemUnderLoad.embedded(o.prefill(), o.decode(), o.itlMs(), tls, tracing)) {
             LoadTargetResult result = measure(client, name, tandem.port(), tandem.model(), o, out);
             // Where the time went, by stage (queue, prefill, KV, TTFT histograms): for whoever reads the run.
             Files.write(
@@ -231,7 +275,7 @@ final class LoadBench {
         JsonObject addedP50 = new JsonObject();
         JsonObject addedP99 = new JsonObject();
         LoadTargetResult direct = results.get("direct");
-        for (String name : List.of("nginx", "tandem", "tandem-tls")) {
+        for (String name : List.of("nginx", "tandem", "tandem-tls", "tandem-traced")) {
             LoadTargetResult r = results.get(name);
             addedP50.put(
                     name,

@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
         description = "Streamed load against a no-work SSE upstream, nginx in front of it, and Tandem with zero-cost"
                 + " workers (over HTTPS too, as tandem-tls): the latency and throughput Tandem adds.")
 public final class LoadBenchCommand implements Callable<Integer> {
-    static final List<String> TARGETS = List.of("direct", "nginx", "tandem", "tandem-tls");
+    static final List<String> TARGETS = List.of("direct", "nginx", "tandem", "tandem-tls", "tandem-traced");
 
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -61,13 +61,20 @@ public final class LoadBenchCommand implements Callable<Integer> {
             split = ",",
             defaultValue = "direct,nginx,tandem",
             description = "targets, in order: direct, nginx, tandem, tandem-tls (Tandem with HTTPS on its API;"
-                    + " needs --tls-cert, --tls-key and --tls-ca) (default ${DEFAULT-VALUE})")
+                    + " needs --tls-cert, --tls-key and --tls-ca), tandem-traced (Tandem with tracing on, exporting"
+                    + " to a sink in the bench; --trace-sample-rate) (default ${DEFAULT-VALUE})")
     List<String> targets;
 
     @Option(
             names = "--tls-cert",
             description = "tandem-tls: the API's certificate chain (PEM), naming 127.0.0.1 (the client checks it)")
     Path tlsCert;
+
+    @Option(
+            names = "--trace-sample-rate",
+            defaultValue = "0.1",
+            description = "tandem-traced: tracing.sample-rate (default ${DEFAULT-VALUE})")
+    double traceSampleRate;
 
     @Option(names = "--tls-key", description = "tandem-tls: the certificate's private key (PEM)")
     Path tlsKey;
@@ -112,7 +119,8 @@ public final class LoadBenchCommand implements Callable<Integer> {
                         maxSeconds,
                         warmup,
                         out,
-                        targets.contains("tandem-tls") ? new LoadBench.Tls(tlsCert, tlsKey, tlsCa) : null),
+                        targets.contains("tandem-tls") ? new LoadBench.Tls(tlsCert, tlsKey, tlsCa) : null,
+                        traceSampleRate),
                 System.out);
         return 0;
     }
@@ -129,6 +137,9 @@ public final class LoadBenchCommand implements Callable<Integer> {
         }
         if (rate < 0 || Double.isNaN(rate)) {
             return "--rate must be 0 (closed loop) or more";
+        }
+        if (!(traceSampleRate >= 0 && traceSampleRate <= 1)) {
+            return "--trace-sample-rate must be 0 to 1";
         }
         if (itlMs < 0 || itlMs > 10_000) {
             return "--itl-ms must be 0 to 10000";

@@ -41,11 +41,14 @@ abstract class TandemUnderLoad implements AutoCloseable {
 
     /** Zero-cost sim workers; with {@code itlMs} > 0 each decode step sleeps that long (no CPU), as a model's would. */
     static JsonObject configJson(int prefill, int decode, int itlMs) {
-        return configJson(prefill, decode, itlMs, null);
+        return configJson(prefill, decode, itlMs, null, null);
     }
 
-    /** The same; with {@code tls}, the API speaks HTTPS with its certificate (and nothing else changes). */
-    static JsonObject configJson(int prefill, int decode, int itlMs, LoadBench.Tls tls) {
+    /**
+     * The same; with {@code tls}, the API speaks HTTPS with its certificate, with {@code tracing} (a
+     * {@code tracing} section) it traces (and nothing else changes).
+     */
+    static JsonObject configJson(int prefill, int decode, int itlMs, LoadBench.Tls tls, JsonObject tracing) {
         JsonObject json = SimCluster.configJson(
                 SimCluster.Shape.of(prefill, decode, 1, SimProfiles.named("zero"), 1.0, 16, 0, 0, false), "default");
         json.getJsonObject("model").put("emulated-decode-step-us", itlMs * 1000L);
@@ -54,12 +57,15 @@ abstract class TandemUnderLoad implements AutoCloseable {
                     .put("tls-cert", tls.cert().toString())
                     .put("tls-key", tls.key().toString());
         }
+        if (tracing != null) {
+            json.put("tracing", tracing);
+        }
         return json;
     }
 
-    static TandemUnderLoad embedded(int prefill, int decode, int itlMs, LoadBench.Tls tls) {
+    static TandemUnderLoad embedded(int prefill, int decode, int itlMs, LoadBench.Tls tls, JsonObject tracing) {
         TandemNode node = TandemNode.start(
-                TandemConfig.fromJson(configJson(prefill, decode, itlMs, tls)),
+                TandemConfig.fromJson(configJson(prefill, decode, itlMs, tls, tracing)),
                 TandemNode.Plan.embedded(prefill, decode));
         SimCluster.awaitWorkers(node, prefill, decode);
         return new TandemUnderLoad() {
@@ -81,12 +87,12 @@ abstract class TandemUnderLoad implements AutoCloseable {
     }
 
     /** A router, {@code prefill} prefill and {@code decode} decode JVMs, the router last (it joins the others). */
-    static TandemUnderLoad processes(int prefill, int decode, int itlMs, LoadBench.Tls tls, Path dir)
-            throws IOException {
+    static TandemUnderLoad processes(
+            int prefill, int decode, int itlMs, LoadBench.Tls tls, JsonObject tracing, Path dir) throws IOException {
         Files.createDirectories(dir);
         Path yaml = dir.resolve("tandem.yaml");
         // JSON is YAML: the same configuration the embedded target gets.
-        Files.writeString(yaml, configJson(prefill, decode, itlMs, tls).encodePrettily());
+        Files.writeString(yaml, configJson(prefill, decode, itlMs, tls, tracing).encodePrettily());
         List<Process> processes = new ArrayList<>();
         try {
             for (int i = 1; i <= prefill; i++) {

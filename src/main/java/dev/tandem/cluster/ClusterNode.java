@@ -8,11 +8,13 @@ import dev.tandem.security.RegistrySeal;
 import dev.tandem.tracing.Tracing;
 import io.opentelemetry.api.trace.Tracer;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.metrics.MetricsOptions;
 import io.vertx.core.spi.VertxMetricsFactory;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One JVM's clustered Vert.x node and the Hazelcast member under it. Every Tandem process — even the
@@ -128,11 +130,17 @@ public final class ClusterNode {
     }
 
     public Future<Void> close() {
-        // Flushing waits on the collector (a few seconds at most): a worker thread, while Vert.x still runs.
-        return vertx.executeBlocking(() -> {
-                    tracing.close();
-                    return null;
-                })
-                .transform(v -> vertx.close());
+        if (!tracing.enabled()) {
+            return vertx.close();
+        }
+        // Flushing waits on the collector (a few seconds at most), over Vert.x's client for some protocols:
+        // a thread of its own, before Vert.x closes. Not chained on a Vert.x future, whose callbacks would
+        // run on a context that the close stops.
+        Promise<Void> closed = Promise.promise();
+        CompletableFuture.runAsync(() -> {
+            tracing.close();
+            vertx.close().onComplete(closed);
+        });
+        return closed.future();
     }
 }

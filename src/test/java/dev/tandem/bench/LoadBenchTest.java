@@ -66,7 +66,7 @@ class LoadBenchTest {
                 TARGET_KEYS, s.getJsonObject("targets").getJsonObject("tandem").fieldNames());
         assertEquals(1, s.getJsonObject("targets").getJsonObject("tandem").getInteger("errors"));
         assertEquals(
-                Set.of("nginx", "tandem", "tandem-tls"),
+                Set.of("nginx", "tandem", "tandem-tls", "tandem-traced"),
                 s.getJsonObject("added_ttft_p50_ms").fieldNames());
         assertEquals(0.5, s.getJsonObject("added_ttft_p50_ms").getDouble("tandem"));
         assertEquals(2.5, s.getJsonObject("added_ttft_p99_ms").getDouble("tandem"));
@@ -129,6 +129,25 @@ class LoadBenchTest {
         assertTrue(console.toString(StandardCharsets.UTF_8).contains("  tandem-tls "), console::toString);
         assertTrue(Files.readString(out.resolve("results.csv")).contains("\ntandem-tls,"));
         assertTrue(Files.readString(out.resolve("tandem-tls-metrics.prom")).contains("tandem_request_ttft_seconds"));
+    }
+
+    /** {@code tandem-traced}: the same Tandem tracing every request into the bench's OTLP sink. */
+    @Test
+    void tandemTracedExportsItsSpans() throws Exception {
+        Path out = dir.resolve("traced");
+        LoadBench.Options o = new LoadBench.Options(
+                4, 16, 8, 0, 0, "embedded", 1, 1, List.of("tandem-traced"), 60, 8, out, null, 1.0);
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        JsonObject summary = LoadBench.run(o, new PrintStream(console, true, StandardCharsets.UTF_8));
+        String text = console.toString(StandardCharsets.UTF_8);
+        assertEquals(
+                0,
+                summary.getJsonObject("targets").getJsonObject("tandem-traced").getInteger("errors"),
+                text);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("tandem-traced exported (\\d+) OTLP requests")
+                .matcher(text);
+        assertTrue(m.find(), text);
+        assertTrue(Integer.parseInt(m.group(1)) > 0, text);
     }
 
     private static LoadBench.Tls testTls() {

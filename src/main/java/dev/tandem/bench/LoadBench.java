@@ -130,22 +130,7 @@ final class LoadBench {
                 new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true).setIdleTimeout(120),
                 new PoolOptions().setHttp1MaxSize(poolSize(o)));
         LoadClient client = new LoadClient(vertx, http);
-        // HTTPS for tandem-tls: the same client otherwise, HTTP/1.1 like the clear-text targets (no ALPN, so
-        // no HTTP/2), trusting the given CA and checking that the certificate names 127.0.0.1.
-        HttpClient https = o.tls() == null
-                ? null
-                : vertx.createHttpClient(
-                        new HttpClientOptions()
-                                .setKeepAlive(true)
-                                .setTcpNoDelay(true)
-                                .setIdleTimeout(120)
-                                .setProtocolVersion(HttpVersion.HTTP_1_1)
-                                .setUseAlpn(false)
-                                .setSsl(true)
-                                .setVerifyHost(true)
-                                .setTrustOptions(new PemTrustOptions()
-                                        .addCertPath(o.tls().ca().toString())),
-                        new PoolOptions().setHttp1MaxSize(poolSize(o)));
+        HttpClient https = o.tls() == null ? null : httpsClient(vertx, o);
         LoadClient tlsClient = https == null ? null : new LoadClient(vertx, https);
         Map<String, LoadTargetResult> results = new LinkedHashMap<>();
         DirectUpstream direct = DirectUpstream.start(upstream, o.itlMs()).await();
@@ -205,6 +190,25 @@ final class LoadBench {
         Files.writeString(o.out().resolve("ttft.svg"), LoadChart.ttft(results));
         table(results, summary, out);
         return summary;
+    }
+
+    /**
+     * HTTPS for tandem-tls: the same client otherwise, HTTP/1.1 like the clear-text targets (no ALPN, so no
+     * HTTP/2), trusting the given CA and checking that the certificate names 127.0.0.1.
+     */
+    private static HttpClient httpsClient(Vertx vertx, Options o) {
+        return vertx.createHttpClient(
+                new HttpClientOptions()
+                        .setKeepAlive(true)
+                        .setTcpNoDelay(true)
+                        .setIdleTimeout(120)
+                        .setProtocolVersion(HttpVersion.HTTP_1_1)
+                        .setUseAlpn(false)
+                        .setSsl(true)
+                        .setVerifyHost(true)
+                        .setTrustOptions(
+                                new PemTrustOptions().addCertPath(o.tls().ca().toString())),
+                new PoolOptions().setHttp1MaxSize(poolSize(o)));
     }
 
     /**

@@ -67,7 +67,6 @@ public final class RouterVerticle extends VerticleBase {
     private static final Logger LOG = Logger.getLogger(RouterVerticle.class.getName());
     /** How often the web console's cluster view refreshes while someone watches. */
     private static final long CONSOLE_PERIOD_MS = 1000;
-
     /** How often the served models are checked against the registry, besides every join and departure. */
     private static final long CATALOG_PERIOD_MS = 1000;
 

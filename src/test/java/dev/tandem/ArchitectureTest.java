@@ -131,6 +131,19 @@ class ArchitectureTest {
                                 .because("meters and shared state are below the roles that use them"),
                         noClasses()
                                 .that()
+                                .resideInAnyPackage("dev.tandem.tracing..", "dev.tandem.logging..")
+                                .should()
+                                .dependOnClassesThat()
+                                .resideInAnyPackage(
+                                        "dev.tandem.router..",
+                                        "dev.tandem.worker..",
+                                        "dev.tandem.api..",
+                                        "dev.tandem.bridge..",
+                                        "dev.tandem.cluster..",
+                                        "dev.tandem.engine..")
+                                .because("tracing and logging serve every role and know none of them"),
+                        noClasses()
+                                .that()
                                 .resideInAnyPackage("dev.tandem.router..", "dev.tandem.worker..")
                                 .should()
                                 .dependOnClassesThat()

@@ -56,6 +56,8 @@ final class FakeUpstream {
     final Kind kind;
     final boolean prefillMode;
     final List<JsonObject> received = new CopyOnWriteArrayList<>();
+    /** The {@code traceparent} header of every generation request (null where it had none). */
+    final List<String> traceparents = new CopyOnWriteArrayList<>();
     /** Generation requests whose connection the client closed before the answer ended. */
     final java.util.concurrent.atomic.AtomicInteger closedEarly = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -178,8 +180,10 @@ final class FakeUpstream {
                                     .put("tokens", ids(ids)));
                 }
                 case "/detokenize" -> detokenize(req.response(), body);
-                case "/v1/completions" -> generate(req.response(), body);
-                case "/generate" -> generate(req.response(), body);
+                case "/v1/completions", "/generate" -> {
+                    traceparents.add(req.getHeader("traceparent"));
+                    generate(req.response(), body);
+                }
                 default -> req.response().setStatusCode(404).end();
             }
         });

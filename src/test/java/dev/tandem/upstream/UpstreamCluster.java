@@ -15,7 +15,7 @@ import java.util.List;
  */
 final class UpstreamCluster implements AutoCloseable {
     final Vertx fakes = Vertx.vertx();
-    final TandemConfig config = TestNodes.config();
+    final TandemConfig config;
     final TandemNode router;
     final HttpTestClient http;
     private final List<TandemNode> workers = new ArrayList<>();
@@ -23,7 +23,13 @@ final class UpstreamCluster implements AutoCloseable {
     private final FakeUpstream.Kind kind;
 
     UpstreamCluster(FakeUpstream.Kind kind) {
+        this(kind, TestNodes.config());
+    }
+
+    /** The same, every node configured by {@code config} (tracing, say). */
+    UpstreamCluster(FakeUpstream.Kind kind, TandemConfig config) {
         this.kind = kind;
+        this.config = config;
         router = TandemNode.start(config, new TandemNode.Plan(true, List.of(), List.of()));
         http = new HttpTestClient(router.router().httpPort());
     }

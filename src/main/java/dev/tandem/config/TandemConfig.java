@@ -19,7 +19,8 @@ public record TandemConfig(
         RouterSettings router,
         MemorySettings memory,
         EmbeddedSettings embedded,
-        FlowControlSettings flowControl) {
+        FlowControlSettings flowControl,
+        ScalingSettings scaling) {
 
     /** How many workers {@code tandem all} starts in its one JVM. */
     public record EmbeddedSettings(int prefillWorkers, int decodeWorkers) {
@@ -48,7 +49,8 @@ public record TandemConfig(
                 RouterSettings.read(root.section("router")),
                 MemorySettings.read(root.section("memory")),
                 EmbeddedSettings.read(root.section("embedded")),
-                FlowControlSettings.read(root.section("flow-control")));
+                FlowControlSettings.read(root.section("flow-control")),
+                ScalingSettings.read(root.section("scaling")));
         root.rejectUnknownKeys();
         return config;
     }
@@ -59,36 +61,36 @@ public record TandemConfig(
 
     public TandemConfig withHttp(HttpSettings http) {
         return new TandemConfig(
-                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
+                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl, scaling);
     }
 
     public TandemConfig withBridge(BridgeSettings bridge) {
         return new TandemConfig(
-                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
+                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl, scaling);
     }
 
     public TandemConfig withWorkerBridge(WorkerBridgeSettings workerBridge) {
         return new TandemConfig(
-                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
+                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl, scaling);
     }
 
     public TandemConfig withCluster(ClusterSettings cluster) {
         return new TandemConfig(
-                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
+                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl, scaling);
     }
 
     public TandemConfig withModel(ModelSettings model) {
         return new TandemConfig(
-                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
+                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl, scaling);
     }
 
     public TandemConfig withWorker(WorkerSettings worker) {
         return new TandemConfig(
-                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
+                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl, scaling);
     }
 
     public TandemConfig withFlowControl(FlowControlSettings flowControl) {
         return new TandemConfig(
-                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl);
+                http, bridge, workerBridge, cluster, model, worker, router, memory, embedded, flowControl, scaling);
     }
 }

@@ -221,6 +221,7 @@ public final class RouterVerticle extends VerticleBase {
         var scrape = nodeMetrics.scrapeHandler();
         metricsHandler = ctx -> {
             gauges.refresh();
+            scaling.sample(System.nanoTime()); // current at every scrape, not up to a period old
             scrape.handle(ctx);
         };
         loadReporter =

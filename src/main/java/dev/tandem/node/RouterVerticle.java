@@ -193,7 +193,7 @@ public final class RouterVerticle extends VerticleBase {
     /** The request router over the schedulers, its meters, load reports and stall checks. */
     private void wireRequests(Shared shared, ModelSchedulers pairs, LoadTracker loads, RouterMetrics metrics) {
         RouterSettings settings = config.router();
-        RouterScaling scaling = new RouterScaling(config.scaling(), directory::all, nodeMetrics.registry());
+        var scaling = new RouterScaling(config.scaling(), directory::all, loadBoard::reports, nodeMetrics.registry());
         requests = RequestRouter.builder()
                 .loop(new VertxRouterLoop(context))
                 .dispatcher(new EventBusDispatcher(
@@ -226,6 +226,7 @@ public final class RouterVerticle extends VerticleBase {
         };
         loadReporter =
                 new LoadReporter(vertx, context, routerId, nodeId, loads, requests::admitted, settings.loadReportMs());
+        loadReporter.tokenRates(scaling::ownRates);
         timers.add(vertx.setPeriodic(
                 Math.max(50, Math.min(1000, settings.decodeStallTimeoutMs() / 4)),
                 t -> requests.moveStalled(directory::lastProgressNanos)));

@@ -35,6 +35,7 @@ public final class ScalingBench {
     public record Options(
             int prefill,
             int decode,
+            int routers,
             String profile,
             double rate,
             int promptTokens,
@@ -58,6 +59,7 @@ public final class ScalingBench {
             double prefillGauge,
             double decodeGauge,
             double ratioGauge,
+            double spread,
             int samples) {}
 
     private ScalingBench() {}
@@ -65,8 +67,8 @@ public final class ScalingBench {
     public static List<Row> run(Options o, PrintStream console) {
         BenchLogging.quietUnlessVerbose();
         console.printf(
-                "%d prefill + %d decode sim workers (%s, max-batch %d), 1 router; %d s per scenario, window %d s%n",
-                o.prefill(), o.decode(), o.profile(), o.maxBatch(), o.seconds(), o.windowSeconds());
+                "%d prefill + %d decode sim workers (%s, max-batch %d), %d router(s); %d s per scenario, window %d s%n",
+                o.prefill(), o.decode(), o.profile(), o.maxBatch(), o.routers(), o.seconds(), o.windowSeconds());
         List<Row> rows = new ArrayList<>();
         rows.add(scenario("base", o.rate(), o.outputTokens(), o, console));
         rows.add(scenario("2x rate", 2 * o.rate(), o.outputTokens(), o, console));
@@ -91,7 +93,7 @@ public final class ScalingBench {
 
     private static Row scenario(String name, double rate, int output, Options o, PrintStream console) {
         SimCluster.Shape shape = SimCluster.Shape.of(
-                o.prefill(), o.decode(), 1, SimProfiles.named(o.profile()), 1, 16, 1L << 30, 0, false);
+                o.prefill(), o.decode(), o.routers(), SimProfiles.named(o.profile()), 1, 16, 1L << 30, 0, false);
         JsonObject overrides = new JsonObject()
                 .put("worker", new JsonObject().put("max-batch", o.maxBatch()))
                 .put("scaling", new JsonObject().put("window-seconds", o.windowSeconds()));
@@ -101,7 +103,7 @@ public final class ScalingBench {
             TraceReplay replay = new TraceReplay(client, cluster.httpPorts(), cluster.model(), 1);
             Future<List<RequestResult>> done =
                     replay.replay(requests, RouteBench.TOKENS, o.seconds() * 1000L + 120_000);
-            Row row = sample(name, rate, output, o, cluster.router(), cluster.model());
+            Row row = sample(name, rate, output, o, cluster.routers(), cluster.model());
             List<RequestResult> results = done.await();
             long failed = results.stream().filter(r -> !r.ok()).count();
             console.printf("  %s: %d requests (%d failed), %d samples%n", name, results.size(), failed, row.samples());
@@ -111,19 +113,25 @@ public final class ScalingBench {
         }
     }
 
-    /** Every second from when the window is full to the end of the arrivals: the averages. */
-    private static Row sample(String name, double rate, int output, Options o, TandemNode router, String model) {
+    /**
+     * Every second from when the window is full to the end of the arrivals: the averages. The rates are the
+     * routers' counters summed; the gauges are the largest over the replicas (what the KEDA query reads), and
+     * the spread how far the replicas' prefill recommendations were apart.
+     */
+    private static Row sample(String name, double rate, int output, Options o, List<TandemNode> routers, String model) {
         ScalingSettings targets = ScalingSettings.DEFAULTS.withWindowSeconds(o.windowSeconds());
-        MeterRegistry registry = router.metrics().registry();
+        List<MeterRegistry> registries = routers.stream()
+                .map(r -> (MeterRegistry) r.metrics().registry())
+                .toList();
         long start = System.nanoTime();
         List<double[]> counters = new ArrayList<>(); // {nanos, computed prompt tokens, generated tokens}
-        double[] sums = new double[9];
+        double[] sums = new double[10];
         int samples = 0;
         for (int second = 1; second < o.seconds(); second++) {
             sleepUntil(start + second * 1_000_000_000L);
             long now = System.nanoTime();
             counters.add(new double[] {
-                now, count(registry, "tandem.prompt.tokens.computed"), count(registry, "tandem.generated.tokens")
+                now, count(registries, "tandem.prompt.tokens.computed"), count(registries, "tandem.generated.tokens")
             });
             if (second < o.windowSeconds() + 2) {
                 continue; // the window and the pools fill first
@@ -133,7 +141,7 @@ public final class ScalingBench {
             double seconds = (last[0] - first[0]) / 1e9;
             TokenWindow.Rates rates =
                     new TokenWindow.Rates((last[1] - first[1]) / seconds, (last[2] - first[2]) / seconds);
-            List<WorkerDescriptor> workers = router.router().directory().all();
+            List<WorkerDescriptor> workers = routers.get(0).router().directory().all();
             ScalingSnapshot s =
                     ScalingInputs.snapshots(workers, Map.of(model, rates)).get(0);
             ScalingRecommendation r = ScalingAdvisor.advise(s, targets);
@@ -144,9 +152,11 @@ public final class ScalingBench {
                 s.activeSequences(),
                 r.prefillFromRate() + r.prefillFromQueue(),
                 Math.max(r.decodeFromBatch(), r.decodeFromKv()),
-                gauge(registry, "tandem.scaling.recommended.workers", "prefill"),
-                gauge(registry, "tandem.scaling.recommended.workers", "decode"),
-                gauge(registry, "tandem.scaling.pd.ratio", null)
+                max(registries, "tandem.scaling.recommended.workers", "prefill"),
+                max(registries, "tandem.scaling.recommended.workers", "decode"),
+                max(registries, "tandem.scaling.pd.ratio", null),
+                max(registries, "tandem.scaling.recommended.workers", "prefill")
+                        - min(registries, "tandem.scaling.recommended.workers", "prefill")
             };
             for (int i = 0; i < row.length; i++) {
                 sums[i] += row[i];
@@ -167,12 +177,25 @@ public final class ScalingBench {
                 sums[6] / n,
                 sums[7] / n,
                 sums[8] / n,
+                sums[9] / n,
                 samples);
     }
 
-    private static double count(MeterRegistry registry, String name) {
-        Counter c = registry.find(name).counter();
-        return c == null ? 0 : c.count();
+    private static double count(List<MeterRegistry> registries, String name) {
+        double sum = 0;
+        for (MeterRegistry registry : registries) {
+            Counter c = registry.find(name).counter();
+            sum += c == null ? 0 : c.count();
+        }
+        return sum;
+    }
+
+    private static double max(List<MeterRegistry> registries, String name, String role) {
+        return registries.stream().mapToDouble(r -> gauge(r, name, role)).max().orElse(Double.NaN);
+    }
+
+    private static double min(List<MeterRegistry> registries, String name, String role) {
+        return registries.stream().mapToDouble(r -> gauge(r, name, role)).min().orElse(Double.NaN);
     }
 
     private static double gauge(MeterRegistry registry, String name, String role) {
@@ -198,12 +221,12 @@ public final class ScalingBench {
         StringBuilder sb = new StringBuilder();
         sb.append("| scenario | req/s | output tokens | computed prompt tok/s | output tok/s "
                 + "| prefill tok/s per worker | active sequences | prefill need | decode need "
-                + "| recommended prefill | recommended decode | pd ratio |\n");
-        sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                + "| recommended prefill | recommended decode | pd ratio | replicas' prefill spread |\n");
+        sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Row r : rows) {
             sb.append(String.format(
                     Locale.ROOT,
-                    "| %s | %.1f | %d | %.0f | %.0f | %.0f | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f |%n",
+                    "| %s | %.1f | %d | %.0f | %.0f | %.0f | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |%n",
                     r.name(),
                     r.rate(),
                     r.output(),
@@ -215,7 +238,8 @@ public final class ScalingBench {
                     r.decodeNeed(),
                     r.prefillGauge(),
                     r.decodeGauge(),
-                    r.ratioGauge()));
+                    r.ratioGauge(),
+                    r.spread()));
         }
         return sb.toString();
     }

@@ -22,6 +22,12 @@ public final class ScalingBenchCommand implements Callable<Integer> {
     int decode;
 
     @Option(
+            names = "--routers",
+            defaultValue = "1",
+            description = "router replicas; requests spread over them round-robin (default ${DEFAULT-VALUE})")
+    int routers;
+
+    @Option(
             names = "--profile",
             defaultValue = SimProfiles.DEFAULT,
             description = "sim profile: model on accelerator (default ${DEFAULT-VALUE})")
@@ -68,6 +74,7 @@ public final class ScalingBenchCommand implements Callable<Integer> {
                 new ScalingBench.Options(
                         prefill,
                         decode,
+                        routers,
                         profile,
                         rate,
                         promptTokens,
@@ -83,6 +90,9 @@ public final class ScalingBenchCommand implements Callable<Integer> {
     private String check() {
         if (prefill < 1 || decode < 1 || prefill > 64 || decode > 64) {
             return "--prefill and --decode must be 1 to 64";
+        }
+        if (routers < 1 || routers > 16) {
+            return "--routers must be 1 to 16";
         }
         if (!(rate > 0) || promptTokens < 1 || outputTokens < 1) {
             return "--rate, --prompt-tokens and --output-tokens must be positive";

@@ -189,9 +189,9 @@ final class SimCluster implements BenchCluster {
         return Math.max(10, Math.round(realMs / timeScale));
     }
 
-    /** The first router member. */
-    TandemNode router() {
-        return routers.get(0);
+    /** The router members. */
+    List<TandemNode> routers() {
+        return List.copyOf(routers);
     }
 
     @Override

@@ -120,6 +120,18 @@ class ArchitectureTest {
                                 .because("scheduling plugins are pure: a snapshot in, a choice out"),
                         noClasses()
                                 .that()
+                                .resideInAPackage("dev.tandem.router.scaling..")
+                                .should()
+                                .dependOnClassesThat()
+                                .resideInAnyPackage(
+                                        "io.vertx..",
+                                        "com.hazelcast..",
+                                        "io.micrometer..",
+                                        "dev.tandem.cluster..",
+                                        "dev.tandem.metrics..")
+                                .because("scaling advice is pure: a snapshot in, a recommendation out, no clock"),
+                        noClasses()
+                                .that()
                                 .resideInAnyPackage("dev.tandem.metrics..", "dev.tandem.cluster..")
                                 .should()
                                 .dependOnClassesThat()

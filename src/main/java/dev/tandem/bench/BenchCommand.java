@@ -13,7 +13,8 @@ import picocli.CommandLine.Command;
             EngineBenchCommand.class,
             KvBenchCommand.class,
             KvPeerCommand.class,
-            SoakCommand.class
+            SoakCommand.class,
+            ScalingBenchCommand.class
         })
 public final class BenchCommand implements Runnable {
     @picocli.CommandLine.Spec

@@ -86,7 +86,18 @@ final class SimCluster implements BenchCluster {
 
     /** Starts the cluster with {@code policy} on every router and waits until each router sees every worker. */
     static SimCluster start(Shape shape, String policy) {
-        TandemConfig config = config(shape, policy);
+        return start(shape, policy, new JsonObject());
+    }
+
+    /** {@link #start} with some keys of the configuration overridden: {@code {"worker": {"max-batch": 16}}}. */
+    static SimCluster start(Shape shape, String policy, JsonObject overrides) {
+        JsonObject json = configJson(shape, policy);
+        for (String section : overrides.fieldNames()) {
+            JsonObject merged = json.getJsonObject(section, new JsonObject()).copy();
+            merged.mergeIn(overrides.getJsonObject(section));
+            json.put(section, merged);
+        }
+        TandemConfig config = TandemConfig.fromJson(json);
         List<String> p = new ArrayList<>();
         List<String> d = new ArrayList<>();
         for (int i = 1; i <= shape.prefill(); i++) {
@@ -176,6 +187,11 @@ final class SimCluster implements BenchCluster {
      */
     static long scaledPeriod(long realMs, double timeScale) {
         return Math.max(10, Math.round(realMs / timeScale));
+    }
+
+    /** The router members. */
+    List<TandemNode> routers() {
+        return List.copyOf(routers);
     }
 
     @Override

@@ -20,6 +20,7 @@ public record TandemConfig(
         MemorySettings memory,
         EmbeddedSettings embedded,
         FlowControlSettings flowControl,
+        ScalingSettings scaling,
         TracingSettings tracing,
         LoggingSettings logging) {
 
@@ -51,6 +52,7 @@ public record TandemConfig(
                 MemorySettings.read(root.section("memory")),
                 EmbeddedSettings.read(root.section("embedded")),
                 FlowControlSettings.read(root.section("flow-control")),
+                ScalingSettings.read(root.section("scaling")),
                 TracingSettings.read(root.section("tracing")),
                 LoggingSettings.read(root.section("logging")));
         root.rejectUnknownKeys();
@@ -73,6 +75,7 @@ public record TandemConfig(
                 memory,
                 embedded,
                 flowControl,
+                scaling,
                 tracing,
                 logging);
     }
@@ -89,6 +92,7 @@ public record TandemConfig(
                 memory,
                 embedded,
                 flowControl,
+                scaling,
                 tracing,
                 logging);
     }
@@ -105,6 +109,7 @@ public record TandemConfig(
                 memory,
                 embedded,
                 flowControl,
+                scaling,
                 tracing,
                 logging);
     }
@@ -121,6 +126,7 @@ public record TandemConfig(
                 memory,
                 embedded,
                 flowControl,
+                scaling,
                 tracing,
                 logging);
     }
@@ -137,6 +143,7 @@ public record TandemConfig(
                 memory,
                 embedded,
                 flowControl,
+                scaling,
                 tracing,
                 logging);
     }
@@ -153,6 +160,7 @@ public record TandemConfig(
                 memory,
                 embedded,
                 flowControl,
+                scaling,
                 tracing,
                 logging);
     }
@@ -169,6 +177,7 @@ public record TandemConfig(
                 memory,
                 embedded,
                 flowControl,
+                scaling,
                 tracing,
                 logging);
     }
@@ -185,6 +194,7 @@ public record TandemConfig(
                 memory,
                 embedded,
                 flowControl,
+                scaling,
                 tracing,
                 logging);
     }

@@ -82,8 +82,7 @@ public final class RouterVerticle extends VerticleBase {
     private RouterLoadBoard loadBoard;
     private PrefixIndex prefixIndex;
     private LoadReporter loadReporter;
-    private long stallTimer = -1;
-    private long catalogTimer = -1;
+    private final java.util.List<Long> timers = new java.util.ArrayList<>();
     private ModelCatalog catalog;
     private io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> metricsHandler;
     private WorkerViews workers;
@@ -186,13 +185,14 @@ public final class RouterVerticle extends VerticleBase {
         directory.onRemoved(workerId -> context.runOnContext(v -> pairs.forgetWorker(workerId)));
         directory.onAdded(workerId -> context.runOnContext(v -> catalog.refresh()));
         directory.onRemoved(workerId -> context.runOnContext(v -> catalog.refresh()));
-        catalogTimer = vertx.setPeriodic(CATALOG_PERIOD_MS, t -> catalog.refresh());
+        timers.add(vertx.setPeriodic(CATALOG_PERIOD_MS, t -> catalog.refresh()));
         return pairs;
     }
 
     /** The request router over the schedulers, its meters, load reports and stall checks. */
     private void wireRequests(Shared shared, ModelSchedulers pairs, LoadTracker loads, RouterMetrics metrics) {
         RouterSettings settings = config.router();
+        var scaling = new RouterScaling(config.scaling(), directory::all, loadBoard::reports, nodeMetrics.registry());
         requests = RequestRouter.builder()
                 .loop(new VertxRouterLoop(context))
                 .dispatcher(new EventBusDispatcher(
@@ -201,6 +201,7 @@ public final class RouterVerticle extends VerticleBase {
                 .shared(shared.affinity(), shared.ids())
                 .metrics(metrics)
                 .tracer(node.tracer())
+                .scaling(scaling.tokens())
                 .settings(settings, new RouterIdentity(routerId, nodeId))
                 .flowControl(
                         config.flowControl(),
@@ -220,13 +221,16 @@ public final class RouterVerticle extends VerticleBase {
         var scrape = nodeMetrics.scrapeHandler();
         metricsHandler = ctx -> {
             gauges.refresh();
+            scaling.sample(System.nanoTime()); // current at every scrape, not up to a period old
             scrape.handle(ctx);
         };
         loadReporter =
                 new LoadReporter(vertx, context, routerId, nodeId, loads, requests::admitted, settings.loadReportMs());
-        stallTimer = vertx.setPeriodic(
+        loadReporter.tokenRates(scaling::ownRates);
+        timers.add(vertx.setPeriodic(
                 Math.max(50, Math.min(1000, settings.decodeStallTimeoutMs() / 4)),
-                t -> requests.moveStalled(directory::lastProgressNanos));
+                t -> requests.moveStalled(directory::lastProgressNanos)));
+        timers.add(vertx.setPeriodic(scaling.periodMs(), t -> scaling.sample(System.nanoTime())));
         // A worker that leaves hands its requests to others; the listener runs on a Hazelcast thread.
         directory.onRemoved(workerId -> context.runOnContext(v -> requests.onWorkerGone(workerId)));
     }
@@ -316,12 +320,7 @@ public final class RouterVerticle extends VerticleBase {
 
     @Override
     public Future<?> stop() {
-        if (stallTimer >= 0) {
-            vertx.cancelTimer(stallTimer);
-        }
-        if (catalogTimer >= 0) {
-            vertx.cancelTimer(catalogTimer);
-        }
+        timers.forEach(vertx::cancelTimer);
         if (loadReporter != null) {
             loadReporter.stop();
         }

@@ -5,9 +5,11 @@ import dev.tandem.cluster.TenantQuotas;
 import dev.tandem.config.FlowControlSettings;
 import dev.tandem.config.TenantSettings;
 import dev.tandem.metrics.FlowMetrics;
+import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.WorkerRole;
 import dev.tandem.router.flow.FairQueue;
 import dev.tandem.router.flow.Saturation;
+import dev.tandem.router.scaling.TokenWindow;
 import io.vertx.core.Future;
 import java.util.HashMap;
 import java.util.Map;
@@ -32,6 +34,7 @@ final class FlowControl {
     private final TenantQuotas quotas;
     private final FlowMetrics metrics;
     private final Admission admission;
+    private final TokenWindow tokens;
     private final Map<ServedModel, FairQueue<ActiveRequest>> queues = new HashMap<>();
     private RequestLifecycle lifecycle;
     private boolean drainScheduled;
@@ -43,8 +46,10 @@ final class FlowControl {
             FlowControlSettings settings,
             TenantQuotas quotas,
             FlowMetrics metrics,
-            Admission admission) {
+            Admission admission,
+            TokenWindow tokens) {
         this.admission = admission;
+        this.tokens = tokens;
         this.loop = loop;
         this.pairs = pairs;
         this.settings = settings;
@@ -91,6 +96,8 @@ final class FlowControl {
 
     /** Dispatches the request now if its model has room and nobody waits before it; else it waits. */
     void offer(ActiveRequest a) {
+        // Counted on arrival, queued or not: the scaling signals size the pools for demand, not for what fits.
+        tokens.arrived(a.request.model().name(), a.request.promptTokens().length, loop.nanoTime());
         FairQueue<ActiveRequest> queue = queue(a.request.model());
         if (queue.isEmpty() && !saturated(a.request.model())) {
             admit(a, queue, false);
@@ -159,6 +166,17 @@ final class FlowControl {
         RequestClass flow = a.request.flow();
         queue(a.request.model()).charge(flow.tenant(), tokens);
         metrics.tokens(flow.tenant(), flow.priority(), "out", tokens);
+        this.tokens.served(a.request.model().name(), tokens, loop.nanoTime());
+    }
+
+    /**
+     * A prefill is done: what share of prompts a prefill worker computes (none of a local prefill's), for the
+     * scaling signals; and its prefill worker has room again.
+     */
+    void prefilled(ActiveRequest a, PrefillDone done) {
+        long computed = a.local ? 0 : Math.max(0, done.promptTokens() - done.cachedTokens());
+        tokens.prefilled(a.request.model().name(), done.promptTokens(), computed, loop.nanoTime());
+        scheduleDrain();
     }
 
     /** Room may have freed (a prefill ended): look at the queues once this turn of the loop is over. */

@@ -4,8 +4,10 @@ import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.RouterLoad;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 /**
  * Publishes this replica's {@link RouterLoad} to the other replicas: a few milliseconds after any
@@ -26,6 +28,7 @@ public final class LoadReporter {
     private final long heartbeatMs;
     private final AtomicBoolean pending = new AtomicBoolean();
     private long heartbeatTimer = -1;
+    private volatile Supplier<Map<String, RouterLoad.TokenRates>> tokenRates = Map::of;
 
     public LoadReporter(
             Vertx vertx,
@@ -42,6 +45,11 @@ public final class LoadReporter {
         this.loads = loads;
         this.requestsInFlight = requestsInFlight;
         this.heartbeatMs = heartbeatMs;
+    }
+
+    /** Where the reports' per-model token rates come from (the scaling signals' latest sample); none by default. */
+    public void tokenRates(Supplier<Map<String, RouterLoad.TokenRates>> rates) {
+        this.tokenRates = rates;
     }
 
     /** Call on the router's context. */
@@ -72,6 +80,11 @@ public final class LoadReporter {
 
     public RouterLoad current() {
         return new RouterLoad(
-                routerId, nodeId, requestsInFlight.getAsInt(), loads.snapshot(), loads.prefillTokensSnapshot());
+                routerId,
+                nodeId,
+                requestsInFlight.getAsInt(),
+                loads.snapshot(),
+                loads.prefillTokensSnapshot(),
+                tokenRates.get());
     }
 }

@@ -198,7 +198,7 @@ final class RequestLifecycle {
             return;
         }
         enter(a, RequestState.DECODING);
-        flow.scheduleDrain(); // its prefill worker has room again
+        flow.prefilled(a, done); // its prefill worker has room again
         a.lastProgressNanos = loop.nanoTime();
         startDecode(a, first, a.request.maxTokens() - index);
     }

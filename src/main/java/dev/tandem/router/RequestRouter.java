@@ -11,6 +11,7 @@ import dev.tandem.metrics.RouterMetrics;
 import dev.tandem.protocol.FirstToken;
 import dev.tandem.protocol.TokenBatch;
 import dev.tandem.protocol.TokenEvent;
+import dev.tandem.router.scaling.TokenWindow;
 import dev.tandem.tracing.RequestTrace;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Tracer;
@@ -66,7 +67,7 @@ public final class RequestRouter {
         this.flowMetrics = b.flowMetrics != null
                 ? b.flowMetrics
                 : new FlowMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), 1);
-        this.flow = new FlowControl(b.loop, b.pairs, b.flowSettings, b.quotas, flowMetrics, admission);
+        this.flow = new FlowControl(b.loop, b.pairs, b.flowSettings, b.quotas, flowMetrics, admission, b.tokens);
         this.lifecycle = new RequestLifecycle(
                 b.loop, b.dispatcher, b.pairs, b.loads, b.affinity, admission, b.metrics, b.identity, flow);
         this.failover = new Failover(b.loop, lifecycle, b.settings.decodeStallTimeoutMs());
@@ -245,12 +246,19 @@ public final class RequestRouter {
         private TenantQuotas quotas = TenantQuotas.UNLIMITED;
         private FlowMetrics flowMetrics;
         private Tracer tracer = OpenTelemetry.noop().getTracer("dev.tandem");
+        private TokenWindow tokens = new TokenWindow(30_000_000_000L);
 
         private Builder() {}
 
         /** Where its requests' spans go; by default nowhere. */
         public Builder tracer(Tracer tracer) {
             this.tracer = tracer;
+            return this;
+        }
+
+        /** Where admitted requests' tokens are counted for the scaling signals (by default a window no one reads). */
+        public Builder scaling(TokenWindow tokens) {
+            this.tokens = tokens;
             return this;
         }
 

@@ -143,6 +143,27 @@ class MetricsTest {
     }
 
     @Test
+    void scalingSignalsArePerModelAndRole() {
+        List<String> series = scrape.lines()
+                .filter(l -> l.startsWith("tandem_scaling_"))
+                .map(l -> l.substring(0, l.lastIndexOf(' ')))
+                .sorted()
+                .toList();
+        assertEquals(3, series.size(), "one model: prefill, decode and the ratio: " + series);
+        assertTrue(series.get(0).matches("tandem_scaling_pd_ratio\\{model=\"[^\"]+\"}"), series.get(0));
+        assertTrue(series.get(1).matches("tandem_scaling_recommended_workers\\{model=\"[^\"]+\",role=\"decode\"}"));
+        assertTrue(series.get(2).matches("tandem_scaling_recommended_workers\\{model=\"[^\"]+\",role=\"prefill\"}"));
+        // Six small requests, done: no sequence left, so the floor of one decode worker (scaling.min-workers);
+        // prefill depends on how fast the built-in model prefilled them, a whole number of workers all the same.
+        double ratio = value(series.get(0));
+        double decode = value(series.get(1));
+        double prefill = value(series.get(2));
+        assertEquals(1, decode);
+        assertTrue(prefill >= 1 && prefill == Math.rint(prefill), "prefill " + prefill);
+        assertEquals(prefill / decode, ratio, 1e-9);
+    }
+
+    @Test
     void jvmAndVertxMetricsAreThereAndNoLabelCarriesARequest() {
         assertTrue(scrape.contains("jvm_memory_used_bytes{area=\"heap\""), "JVM memory metrics");
         assertTrue(scrape.contains("jvm_gc_"), "JVM GC metrics");

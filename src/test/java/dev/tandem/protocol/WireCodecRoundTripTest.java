@@ -202,6 +202,17 @@ class WireCodecRoundTripTest {
                         RouterLoad.CODEC,
                         new RouterLoad("router-1", "node-7", 12, java.util.Map.of("prefill-1", 3, "decode-2", 1)),
                         "in_flight"),
+                Arguments.of(
+                        "RouterLoad(token rates)",
+                        RouterLoad.CODEC,
+                        new RouterLoad(
+                                "router-1",
+                                "node-7",
+                                2,
+                                java.util.Map.of("prefill-1", 2),
+                                java.util.Map.of("prefill-1", 900L),
+                                java.util.Map.of("llama", new RouterLoad.TokenRates(51_234.5, 1_817.25))),
+                        "in_flight"),
                 Arguments.of("Sampling", SamplingCodec.INSTANCE, SAMPLING, "top_p"),
                 Arguments.of(
                         "WorkerJoin",

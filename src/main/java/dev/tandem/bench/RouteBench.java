@@ -130,6 +130,7 @@ public final class RouteBench {
         // Written already, with the last policy's figures.
         JsonObject summary = BenchReport.summary(trace.name(), requests.size(), ideal, results);
         console.print(BenchReport.table(summary));
+        console.print(BaselineRatios.table(summary));
         console.println("written: " + o.out().resolve("summary.json") + ", results.csv, report.html");
         return summary;
     }

@@ -82,10 +82,9 @@ class ClusterTlsIT extends ClusterIT {
         for (int i = 0; i < 4; i++) {
             HttpResponse<String> served = complete("Served over mutual TLS " + i);
             assertEquals(200, served.statusCode(), served.body());
-            assertEquals(
-                    4,
-                    new JsonObject(served.body()).getJsonObject("usage").getInteger("completion_tokens"),
-                    served.body());
+            // Sampled (temperature 1): the model may pick its end-of-text token before the fourth token.
+            int generated = new JsonObject(served.body()).getJsonObject("usage").getInteger("completion_tokens");
+            assertTrue(generated >= 1 && generated <= 4, served.body());
         }
         assertEquals(null, worker(router, "decode-intruder"));
     }

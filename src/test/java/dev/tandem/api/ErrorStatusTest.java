@@ -87,8 +87,13 @@ class ErrorStatusTest {
                     "{\"prompt\": \"slow\", \"max_tokens\": 40, \"seed\": " + longRunningSeed(node, "slow", 40) + "}";
             CompletableFuture<HttpResponse<String>> a = http.postAsync("/v1/completions", slow);
             CompletableFuture<HttpResponse<String>> b = http.postAsync("/v1/completions", slow);
+            // Both past the router's queue: one waiting there gives its place back (flow control), and the
+            // third would take it.
             TestNodes.awaitTrue(
-                    () -> node.router().requests().activeRequests() == 2, Duration.ofSeconds(5), "two in flight");
+                    () -> node.router().requests().activeRequests() == 2
+                            && node.router().requests().queued() == 0,
+                    Duration.ofSeconds(5),
+                    "two in flight, none queued");
             HttpResponse<String> refused = http.post("/v1/completions", BODY);
             assertEquals("overloaded", error(refused, 429).getString("code"));
             assertEquals("1", refused.headers().firstValue("Retry-After").orElse(null));

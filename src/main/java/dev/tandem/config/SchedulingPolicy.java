@@ -10,9 +10,12 @@ import java.util.Map;
  * and {@code router.decode-scheduling} override its parts.
  *
  * <ul>
- *   <li>{@code default}: prefill = not-draining, load-threshold; prefill-cost 1 (queued + 4× uncached tokens).
- *       Decode = not-draining, load-threshold; session-affinity 2, prefix-overlap 4, active-sequences 1,
- *       kv-utilization 1. Reuse a cached prefix unless its holder is overloaded.
+ *   <li>{@code default}: prefill = not-draining; predicted-ttft 1 (queued + 4× uncached tokens, in seconds
+ *       at each worker's measured rate). Decode = not-draining, load-threshold;
+ *       session-affinity 2, prefix-overlap 4, active-sequences 1, kv-utilization 1. Local prefill when it is
+ *       predicted faster than the best prefill worker. Reuse a cached prefix unless its holder is overloaded.
+ *   <li>{@code prefill-cost}: the default before it predicted times, kept for comparison — prefill-cost 1
+ *       (queued + 4× uncached tokens) and the same decode profile; local prefill whenever the rest fits.
  *   <li>{@code seed}: the seed's policies — prefill = not-draining; least-loaded 1. Decode = not-draining;
  *       session-affinity 1 (no session: round-robin).
  *   <li>{@code round-robin}: not-draining and no scorer, in both pools.
@@ -34,12 +37,17 @@ import java.util.Map;
  * <p>Where the baselines' defaults come from: benchmarks.md, "The dynamo and llm-d baselines".
  *
  * @param prefixes     what the profiles' {@code cachedBlocks} come from
- * @param localPrefill whether a decode worker that holds a prompt's prefix may prefill the rest itself
- *                     ({@code router.local-prefill-max-tokens}); it needs the prefix index
+ * @param localPrefill when a decode worker that holds a prompt's prefix prefills the rest itself (at most
+ *                     {@code router.local-prefill-max-tokens}); it needs the prefix index
  */
 public record SchedulingPolicy(
-        String name, SchedulerSettings prefill, SchedulerSettings decode, PrefixSource prefixes, boolean localPrefill) {
+        String name,
+        SchedulerSettings prefill,
+        SchedulerSettings decode,
+        PrefixSource prefixes,
+        LocalPrefill localPrefill) {
     public static final String DEFAULT = "default";
+    public static final String PREFILL_COST = "prefill-cost";
     public static final String CACHE_AWARE = "cache-aware";
     public static final String DYNAMO = "dynamo";
     public static final String LLM_D = "llm-d";
@@ -55,9 +63,26 @@ public record SchedulingPolicy(
         ROUTED
     }
 
-    /** A policy over the prefix index, with local prefill. */
+    /** Whether, and when, a decode worker holding the prompt's prefix prefills the rest itself. */
+    public enum LocalPrefill {
+        /** Never: the KV-blind and routed policies. */
+        NEVER,
+        /** Whenever the rest is at most {@code router.local-prefill-max-tokens}. */
+        UP_TO_MAX,
+        /**
+         * Within that bound, when its predicted time is no longer than the best prefill worker's plus the KV
+         * transfer: a decode worker busy with other local prefills passes the prompt on.
+         */
+        WHEN_FASTER;
+
+        public boolean allowed() {
+            return this != NEVER;
+        }
+    }
+
+    /** A policy over the prefix index, with local prefill when faster. */
     public SchedulingPolicy(String name, SchedulerSettings prefill, SchedulerSettings decode) {
-        this(name, prefill, decode, PrefixSource.INDEX, true);
+        this(name, prefill, decode, PrefixSource.INDEX, LocalPrefill.WHEN_FASTER);
     }
 
     private static final Map<String, SchedulingPolicy> POLICIES = new LinkedHashMap<>();
@@ -65,42 +90,51 @@ public record SchedulingPolicy(
     static {
         List<String> notDraining = List.of("not-draining");
         List<String> underThreshold = List.of("not-draining", SchedulerSettings.LoadThreshold.PLUGIN);
+        SchedulerSettings decodeByPrefix = SchedulerSettings.of(
+                underThreshold,
+                List.of(
+                        new WeightedPlugin("session-affinity", 2),
+                        new WeightedPlugin("prefix-overlap", 4),
+                        new WeightedPlugin("active-sequences", 1),
+                        new WeightedPlugin("kv-utilization", 1)));
         add(new SchedulingPolicy(
                 DEFAULT,
-                SchedulerSettings.of(underThreshold, List.of(new WeightedPlugin("prefill-cost", 1))),
-                SchedulerSettings.of(
-                        underThreshold,
-                        List.of(
-                                new WeightedPlugin("session-affinity", 2),
-                                new WeightedPlugin("prefix-overlap", 4),
-                                new WeightedPlugin("active-sequences", 1),
-                                new WeightedPlugin("kv-utilization", 1)))));
+                // No load threshold: the scorer prices a queue in time, and a threshold in tokens turned away
+                // the holder of a long conversation whenever a long prompt was in its queue.
+                SchedulerSettings.of(notDraining, List.of(new WeightedPlugin("predicted-ttft", 1))),
+                decodeByPrefix));
         add(new SchedulingPolicy(
                 "seed",
                 SchedulerSettings.of(notDraining, List.of(new WeightedPlugin("least-loaded", 1))),
                 SchedulerSettings.of(notDraining, List.of(new WeightedPlugin("session-affinity", 1))),
                 PrefixSource.INDEX,
-                false));
+                LocalPrefill.NEVER));
         add(new SchedulingPolicy(
                 "round-robin",
                 SchedulerSettings.of(notDraining, List.of()),
                 SchedulerSettings.of(notDraining, List.of()),
                 PrefixSource.INDEX,
-                false));
+                LocalPrefill.NEVER));
         add(new SchedulingPolicy(
                 "least-loaded",
                 SchedulerSettings.of(notDraining, List.of(new WeightedPlugin("least-loaded", 1))),
                 SchedulerSettings.of(notDraining, List.of(new WeightedPlugin("least-loaded", 1))),
                 PrefixSource.INDEX,
-                false));
+                LocalPrefill.NEVER));
         SchedulerSettings cacheAware = new SchedulerSettings(
                 notDraining.stream()
                         .map(SchedulerSettings.FilterSettings::named)
                         .toList(),
                 List.of(),
                 PickerSettings.CacheAware.DEFAULTS);
-        add(new SchedulingPolicy(CACHE_AWARE, cacheAware, cacheAware, PrefixSource.ROUTED, false));
+        add(new SchedulingPolicy(CACHE_AWARE, cacheAware, cacheAware, PrefixSource.ROUTED, LocalPrefill.NEVER));
         addBaselines(notDraining);
+        add(new SchedulingPolicy(
+                PREFILL_COST,
+                SchedulerSettings.of(underThreshold, List.of(new WeightedPlugin("prefill-cost", 1))),
+                decodeByPrefix,
+                PrefixSource.INDEX,
+                LocalPrefill.UP_TO_MAX));
     }
 
     /** Dynamo's KV router and llm-d's scheduler with their published defaults (benchmarks.md). */
@@ -111,13 +145,13 @@ public record SchedulingPolicy(
                         .toList(),
                 List.of(new WeightedPlugin("kv-block-cost", 1)),
                 PickerSettings.Softmax.DEFAULTS);
-        add(new SchedulingPolicy(DYNAMO, dynamo, dynamo, PrefixSource.INDEX, false));
+        add(new SchedulingPolicy(DYNAMO, dynamo, dynamo, PrefixSource.INDEX, LocalPrefill.NEVER));
         add(new SchedulingPolicy(
                 LLM_D,
                 SchedulerSettings.of(notDraining, llmD("queued-prefill-tokens")),
                 SchedulerSettings.of(notDraining, llmD("active-sequences")),
                 PrefixSource.INDEX,
-                false));
+                LocalPrefill.NEVER));
     }
 
     /**

@@ -22,6 +22,9 @@ package dev.tandem.config;
  *                               {@code kvCapacityBytes}
  * @param httpPort               port of a worker node's health and metrics server; -1 = none (so several
  *                               workers can share a machine), 0 = any free port
+ * @param localPrefillChunkTokens prompt tokens a decode worker computes of a local prefill between two of
+ *                               its decode steps (chunked prefill): the running sequences wait for at most
+ *                               one chunk, not the whole prompt
  */
 public record WorkerSettings(
         int kvBlockSize,
@@ -36,7 +39,8 @@ public record WorkerSettings(
         long prefixCacheBytes,
         int maxQueuedPrefillTokens,
         int maxWaitingSequences,
-        int httpPort) {
+        int httpPort,
+        int localPrefillChunkTokens) {
 
     /**
      * 252 KiB: a chunk's event-bus frame (its headers take a few hundred bytes) then fits a 256 KiB buffer.
@@ -44,6 +48,13 @@ public record WorkerSettings(
      * its buffer once more; bench kv's allocation profile: 5.8 bytes allocated per byte carried → 5.0.
      */
     public static final int DEFAULT_KV_CHUNK_BYTES = 252 << 10;
+
+    /**
+     * 512 tokens: on the 70B sim profile about 50 ms of compute, a few decode steps' worth — short enough that
+     * a step waiting behind a chunk keeps inter-token latency near the step time, long enough that a
+     * prompt's chunks are not mostly hand-over (benchmarks.md, "What the benchmark changed in scheduling").
+     */
+    public static final int DEFAULT_LOCAL_PREFILL_CHUNK_TOKENS = 256;
 
     /** {@code auto}: the capacity is the worker's share of the node's memory budget, set at start-up. */
     public static final long AUTO = ConfigSection.AUTO;
@@ -62,7 +73,8 @@ public record WorkerSettings(
                 s.bytesOrAuto("prefix-cache-bytes", 0, 1L << 44),
                 s.integer("max-queued-prefill-tokens", 65_536, 1, 1 << 30),
                 s.integer("max-waiting-sequences", 64, 0, 1 << 20),
-                s.integer("http-port", -1, -1, 65535));
+                s.integer("http-port", -1, -1, 65535),
+                s.integer("local-prefill-chunk-tokens", DEFAULT_LOCAL_PREFILL_CHUNK_TOKENS, 16, 1 << 20));
         s.rejectUnknownKeys();
         if (w.registryTtlMs < 2 * w.heartbeatMs) {
             throw new ConfigException("'worker.registry-ttl-ms' must be at least twice 'worker.heartbeat-ms'");
@@ -84,7 +96,8 @@ public record WorkerSettings(
                 prefixCacheBytes,
                 maxQueuedPrefillTokens,
                 maxWaitingSequences,
-                httpPort);
+                httpPort,
+                localPrefillChunkTokens);
     }
 
     public WorkerSettings withPrefixCacheBytes(long bytes) {
@@ -101,6 +114,7 @@ public record WorkerSettings(
                 bytes,
                 maxQueuedPrefillTokens,
                 maxWaitingSequences,
-                httpPort);
+                httpPort,
+                localPrefillChunkTokens);
     }
 }

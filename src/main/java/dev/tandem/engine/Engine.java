@@ -64,4 +64,13 @@ public interface Engine {
     default long transferNanos(long bytes) {
         return 0;
     }
+
+    /**
+     * Prompt tokens per second of prefill compute this engine expects before it has measured any (0: no
+     * idea): the prior of the rate a worker reports ({@link dev.tandem.protocol.WorkerLoad#prefillTokensPerSecond()}),
+     * so that routers can predict times from a worker's first request on.
+     */
+    default double expectedPrefillTokensPerSecond() {
+        return 0;
+    }
 }

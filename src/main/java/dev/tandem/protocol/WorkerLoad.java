@@ -8,8 +8,10 @@ import io.vertx.core.json.JsonObject;
  * available, how many decode steps it has completed (so routers can tell a busy worker from a stuck
  * one), and the requests behind those numbers — prompts being prefilled, KV transfers parked awaiting
  * their DECODE_REQUEST and still arriving — and how fast it prefills: prompt tokens computed per second of
- * prefill compute, an average of its own recent prompts (0 until it has computed one, or when it does not
- * say), what routers turn queued tokens into predicted time with.
+ * prefill compute, an average of its own recent prompts (its engine's expectation until it has computed
+ * one; 0 when it does not say), what routers turn queued tokens into predicted time with — and, for a
+ * worker that ships KV, how fast its transfers went (KV bytes per second from sending to the decode
+ * worker's ack, in the engine's own bytes; 0 when unknown), what routers price a transfer with.
  */
 public record WorkerLoad(
         int queuedPrefillTokens,
@@ -20,7 +22,31 @@ public record WorkerLoad(
         int prefilling,
         int parkedKv,
         int incomingKv,
-        double prefillTokensPerSecond) {
+        double prefillTokensPerSecond,
+        double kvBytesPerSecond) {
+
+    public WorkerLoad(
+            int queuedPrefillTokens,
+            int activeSequences,
+            long kvBytesUsed,
+            long kvBytesCapacity,
+            long decodeSteps,
+            int prefilling,
+            int parkedKv,
+            int incomingKv,
+            double prefillTokensPerSecond) {
+        this(
+                queuedPrefillTokens,
+                activeSequences,
+                kvBytesUsed,
+                kvBytesCapacity,
+                decodeSteps,
+                prefilling,
+                parkedKv,
+                incomingKv,
+                prefillTokensPerSecond,
+                0);
+    }
 
     public WorkerLoad(
             int queuedPrefillTokens,
@@ -54,7 +80,23 @@ public record WorkerLoad(
                 prefilling,
                 parkedKv,
                 incomingKv,
-                tokensPerSecond);
+                tokensPerSecond,
+                kvBytesPerSecond);
+    }
+
+    /** This load with the worker's measured KV transfer rate. */
+    public WorkerLoad withKvTransferRate(double bytesPerSecond) {
+        return new WorkerLoad(
+                queuedPrefillTokens,
+                activeSequences,
+                kvBytesUsed,
+                kvBytesCapacity,
+                decodeSteps,
+                prefilling,
+                parkedKv,
+                incomingKv,
+                prefillTokensPerSecond,
+                bytesPerSecond);
     }
 
     public static final WorkerLoad IDLE = new WorkerLoad(0, 0, 0, 0);
@@ -98,7 +140,8 @@ public record WorkerLoad(
                 prefilling + o.prefilling,
                 parkedKv + o.parkedKv,
                 incomingKv + o.incomingKv,
-                Math.max(prefillTokensPerSecond, o.prefillTokensPerSecond));
+                Math.max(prefillTokensPerSecond, o.prefillTokensPerSecond),
+                Math.max(kvBytesPerSecond, o.kvBytesPerSecond));
     }
 
     /** True when the worker holds no request and no KV: nothing left behind by what it served. */
@@ -123,7 +166,8 @@ public record WorkerLoad(
                     .put("prefilling", l.prefilling)
                     .put("parked_kv", l.parkedKv)
                     .put("incoming_kv", l.incomingKv)
-                    .put("prefill_tokens_per_second", l.prefillTokensPerSecond);
+                    .put("prefill_tokens_per_second", l.prefillTokensPerSecond)
+                    .put("kv_bytes_per_second", l.kvBytesPerSecond);
         }
 
         @Override
@@ -138,9 +182,15 @@ public record WorkerLoad(
                     JsonFields.optionalInt(json, "prefilling", 0),
                     JsonFields.optionalInt(json, "parked_kv", 0),
                     JsonFields.optionalInt(json, "incoming_kv", 0),
-                    json.getValue("prefill_tokens_per_second") instanceof Number r && r.doubleValue() > 0
-                            ? r.doubleValue()
-                            : 0);
+                    positive(json, "prefill_tokens_per_second"),
+                    positive(json, "kv_bytes_per_second"));
+        }
+
+        /** An optional rate: absent, mistyped, negative or not finite is unknown (0). */
+        private static double positive(JsonObject json, String key) {
+            return json.getValue(key) instanceof Number r && r.doubleValue() > 0 && Double.isFinite(r.doubleValue())
+                    ? r.doubleValue()
+                    : 0;
         }
     };
 }

@@ -7,6 +7,7 @@ import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.WorkerRole;
 import dev.tandem.protocol.WorkerView;
 import dev.tandem.router.flow.Saturation;
+import dev.tandem.router.scheduling.PrefillRace;
 import dev.tandem.router.scheduling.RoutedPrefixTrees;
 import dev.tandem.router.scheduling.RoutedPrefixes;
 import dev.tandem.router.scheduling.SchedulingObserver;
@@ -97,6 +98,7 @@ public final class PairScheduler {
     private final SchedulingObserver observer;
     private final PrefixLookup prefixes;
     private final int localPrefillMaxTokens;
+    private final SchedulingPolicy.LocalPrefill localPrefill;
     private long prefillTick;
     private long decodeTick;
 
@@ -121,6 +123,26 @@ public final class PairScheduler {
             SchedulingObserver observer,
             PrefixLookup prefixes,
             int localPrefillMaxTokens) {
+        this(
+                workers,
+                prefillProfile,
+                decodeProfile,
+                observer,
+                prefixes,
+                localPrefillMaxTokens,
+                SchedulingPolicy.LocalPrefill.UP_TO_MAX);
+    }
+
+    /** @param localPrefill when a decode worker within {@code localPrefillMaxTokens} prefills itself */
+    public PairScheduler(
+            Function<WorkerRole, List<WorkerView>> workers,
+            SchedulingProfile prefillProfile,
+            SchedulingProfile decodeProfile,
+            SchedulingObserver observer,
+            PrefixLookup prefixes,
+            int localPrefillMaxTokens,
+            SchedulingPolicy.LocalPrefill localPrefill) {
+        this.localPrefill = localPrefill;
         this.workers = workers;
         this.prefillProfile = prefillProfile;
         this.decodeProfile = decodeProfile;
@@ -158,7 +180,8 @@ public final class PairScheduler {
                 SchedulingPlugins.profile("decode", settings.decode(), source, trees),
                 observer,
                 source == SchedulingPolicy.PrefixSource.INDEX ? index : PrefixLookup.NONE,
-                policy.localPrefill() ? settings.localPrefillMaxTokens() : 0);
+                policy.localPrefill().allowed() ? settings.localPrefillMaxTokens() : 0,
+                policy.localPrefill());
     }
 
     /** A worker left the registry: the profiles' stateful plugins forget it. Loop only. */
@@ -205,13 +228,20 @@ public final class PairScheduler {
                 return Choice.missing(unfed && !decodeWorkers.isEmpty() ? "prefill" : "decode");
             }
             WorkerView d = decode.get();
-            if (prefillsLocally(d, cached, prompt.length)) {
+            boolean local = prefillsLocally(d, cached, prompt.length);
+            if (local && localPrefill != SchedulingPolicy.LocalPrefill.WHEN_FASTER) {
                 decodeProfile.onPicked(decodeRequest, d);
                 return Choice.local(d, cached);
             }
             SchedulingRequest prefillRequest =
                     request(sessionKey, null, prompt, prefillTick++, avoid, Set.of(d.modelFingerprint()), cached);
             Optional<WorkerView> prefill = prefillProfile.choose(prefillRequest, prefillWorkers, observer);
+            if (local
+                    && (prefill.isEmpty()
+                            || PrefillRace.localFirst(prefillRequest, d, prefill.get(), prefillWorkers))) {
+                decodeProfile.onPicked(decodeRequest, d);
+                return Choice.local(d, cached);
+            }
             if (prefill.isPresent()) {
                 prefillProfile.onPicked(prefillRequest, prefill.get());
                 decodeProfile.onPicked(decodeRequest, d);

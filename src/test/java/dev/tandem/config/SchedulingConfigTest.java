@@ -1,7 +1,6 @@
 package dev.tandem.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -240,14 +239,20 @@ class SchedulingConfigTest {
     void cacheAwareLearnsFromRoutedPrefixesAndNeverPrefillsLocally() {
         SchedulingPolicy cacheAware = SchedulingPolicy.named("cache-aware");
         assertEquals(SchedulingPolicy.PrefixSource.ROUTED, cacheAware.prefixes());
-        assertFalse(cacheAware.localPrefill());
-        for (String name : List.of("default", "seed", "round-robin", "least-loaded")) {
+        assertEquals(SchedulingPolicy.LocalPrefill.NEVER, cacheAware.localPrefill());
+        for (String name : List.of("default", "prefill-cost", "seed", "round-robin", "least-loaded")) {
             assertEquals(
                     SchedulingPolicy.PrefixSource.INDEX,
                     SchedulingPolicy.named(name).prefixes(),
                     name);
-            // Only the KV-aware default prefills on the decode worker; the baselines are KV-blind.
-            assertEquals(name.equals("default"), SchedulingPolicy.named(name).localPrefill(), name);
+            // Only the KV-aware default (and its predecessor) prefill on the decode worker; the baselines are
+            // KV-blind. The default weighs it in time, its predecessor whenever the rest fits.
+            SchedulingPolicy.LocalPrefill expected = switch (name) {
+                case "default" -> SchedulingPolicy.LocalPrefill.WHEN_FASTER;
+                case "prefill-cost" -> SchedulingPolicy.LocalPrefill.UP_TO_MAX;
+                default -> SchedulingPolicy.LocalPrefill.NEVER;
+            };
+            assertEquals(expected, SchedulingPolicy.named(name).localPrefill(), name);
         }
         assertEquals(cacheAware, router("{\"policy\": \"cache-aware\"}").schedulingPolicy());
         assertEquals(

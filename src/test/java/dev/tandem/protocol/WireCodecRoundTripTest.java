@@ -183,6 +183,11 @@ class WireCodecRoundTripTest {
                         WorkerLoad.prefill(4096, 2).withPrefillRate(28_123.5),
                         "queued_prefill_tokens"),
                 Arguments.of(
+                        "WorkerLoad(prefill and KV transfer rates)",
+                        WorkerLoad.CODEC,
+                        WorkerLoad.prefill(4096, 2).withPrefillRate(28_123.5).withKvTransferRate(2.0e11),
+                        "queued_prefill_tokens"),
+                Arguments.of(
                         "WorkerView",
                         WorkerView.CODEC,
                         new WorkerView(

@@ -189,6 +189,37 @@ class PairSchedulerTest {
         assertEquals("d1+d1", local.prefillWorker() + "+" + local.decodeWorker());
     }
 
+    /** A cached worker reporting {@code queued} prompt tokens and a prefill rate of 10,000 tokens/s. */
+    private static WorkerView busy(String id, WorkerRole role, int queued) {
+        WorkerLoad load = (role == WorkerRole.PREFILL ? WorkerLoad.prefill(0, 0) : WorkerLoad.decode(1, 0, 1 << 30, 1))
+                .withLocalPrefill(queued, queued > 0 ? 1 : 0)
+                .withPrefillRate(10_000);
+        return new WorkerView(
+                new WorkerDescriptor(id, role, "m", 7, "node", 4, false, load, new CacheSpec(16, true)), 0);
+    }
+
+    @Test
+    void theDefaultPrefillsLocallyOnlyWhenThatIsPredictedFaster() {
+        // d1 holds 3 of the prompt's 4 blocks: 17 tokens to compute there, 65 on the prefill worker.
+        PrefixLookup index = hashes -> Map.of("d1", 3);
+        List<WorkerView> prefill = List.of(busy("p1", WorkerRole.PREFILL, 0));
+        RouterSettings byDefault = TandemConfig.defaults().router();
+        RouterSettings prefillCost = TestSettings.withPolicy(byDefault, "prefill-cost");
+        for (int localQueue : new int[] {0, 40, 60}) {
+            List<WorkerView> decode = List.of(busy("d1", WorkerRole.DECODE, localQueue));
+            PairScheduler timed = PairScheduler.forSettings(
+                    byDefault, role -> role == WorkerRole.PREFILL ? prefill : decode, SchedulingObserver.NONE, index);
+            PairScheduler untimed = PairScheduler.forSettings(
+                    prefillCost, role -> role == WorkerRole.PREFILL ? prefill : decode, SchedulingObserver.NONE, index);
+            // 17 + the local queue against 65 on the idle prefill worker.
+            assertEquals(
+                    localQueue + 17 <= 65,
+                    timed.choose(null, null, prompt(1), Set.of()).local(),
+                    "" + localQueue);
+            assertTrue(untimed.choose(null, null, prompt(1), Set.of()).local(), "prefill-cost, " + localQueue);
+        }
+    }
+
     @Test
     void cacheAwareTurnsToTheLeastLoadedWhenImbalanced() {
         List<WorkerView> prefill = new ArrayList<>(idle(WorkerRole.PREFILL, "p1", "p2"));

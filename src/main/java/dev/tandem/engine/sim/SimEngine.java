@@ -28,6 +28,9 @@ public final class SimEngine implements Engine {
     private static final float CHOSEN_LOGIT = 100f;
 
     private final SimProfile profile;
+    /** A typical prompt: the rate falls with length (attention), so the prior is the rate at one size. */
+    static final int PRIOR_PROMPT_TOKENS = 4096;
+
     private final double timeScale;
     private final ModelInfo info;
     private final KvLayout layout;
@@ -120,6 +123,13 @@ public final class SimEngine implements Engine {
     @Override
     public long transferNanos(long bytes) {
         return (long) (profile.transferNanos(bytes) / timeScale);
+    }
+
+    /** The profile's rate for a prompt of {@value #PRIOR_PROMPT_TOKENS} tokens, in wall-clock seconds (0 for {@code zero}). */
+    @Override
+    public double expectedPrefillTokensPerSecond() {
+        long nanos = profile.prefillNanos(0, PRIOR_PROMPT_TOKENS);
+        return nanos <= 0 ? 0 : PRIOR_PROMPT_TOKENS / (nanos / timeScale / 1e9);
     }
 
     /** The token this engine emits after {@code previous} at {@code position}: a pure function of both. */

@@ -1,6 +1,5 @@
 package dev.tandem.router.scheduling;
 
-import dev.tandem.protocol.CacheSpec;
 import dev.tandem.protocol.WorkerView;
 
 /**
@@ -27,10 +26,7 @@ public final class PrefillCostScorer extends LowerIsBetterScorer {
 
     /** Queued prefill tokens plus the weighted uncached tokens of this prompt on {@code worker}. */
     static long cost(SchedulingRequest request, WorkerView worker) {
-        CacheSpec cache = worker.worker().cache();
-        long cached = cache == null ? 0 : (long) request.cachedBlocks(worker.id()) * cache.blockSize();
-        long uncached = Math.max(1, request.promptTokens() - Math.min(cached, request.promptTokens() - 1L));
-        return QueuedPrefillTokensScorer.queuedPrefillTokens(worker) + UNCACHED_WEIGHT * uncached;
+        return PrefillTime.queuedTokens(worker) + UNCACHED_WEIGHT * PrefillTime.uncachedTokens(request, worker);
     }
 
     @Override

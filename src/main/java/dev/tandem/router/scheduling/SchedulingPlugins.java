@@ -36,6 +36,7 @@ public final class SchedulingPlugins {
             "session-affinity", SessionAffinityScorer::new,
             "prefix-overlap", PrefixOverlapScorer::new,
             "prefill-cost", PrefillCostScorer::new,
+            "predicted-ttft", PredictedTtftScorer::new,
             "kv-block-cost", KvBlockCostScorer::new);
 
     private SchedulingPlugins() {}

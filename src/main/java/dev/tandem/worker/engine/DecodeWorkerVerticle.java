@@ -70,7 +70,8 @@ public final class DecodeWorkerVerticle extends EngineWorkerVerticle {
                 pool);
         batch = new DecodeBatch(engine, settings.maxBatch(), this::retire);
         metrics.kvInbox(inbox::parkedBytes, inbox::parkedCount, inbox::incomingBytes, inbox::incomingCount);
-        localPrefill = new LocalPrefill(workerId, engine, pool, compute, cache, inbox, this::noRoom);
+        localPrefill = new LocalPrefill(
+                workerId, engine, pool, compute, cache, inbox, this::noRoom, settings.localPrefillChunkTokens());
         return List.of(
                 bus.consumer(Addresses.decodeKv(workerId), this::onKvChunk),
                 bus.<Object>consumer(Addresses.decodeStart(workerId), this::onDecodeRequest),
@@ -84,6 +85,7 @@ public final class DecodeWorkerVerticle extends EngineWorkerVerticle {
         return WorkerLoad.decode(
                         batch.activeCount() + batch.waitingCount(), usedBytes(), settings.kvCapacityBytes(), steps)
                 .withLocalPrefill(localPrefill.queuedTokens(), localPrefill.running())
+                .withPrefillRate(localPrefill.tokensPerSecond())
                 .withKvInFlight(inbox.parkedCount(), inbox.incomingCount());
     }
 

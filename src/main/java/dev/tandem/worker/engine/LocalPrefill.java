@@ -6,6 +6,7 @@ import dev.tandem.protocol.PrefillDone;
 import dev.tandem.protocol.PrefillRequest;
 import dev.tandem.protocol.WorkerFailure;
 import dev.tandem.worker.CancelMessages;
+import dev.tandem.worker.Throughput;
 import dev.tandem.worker.WorkerMessages;
 import dev.tandem.worker.kv.KvInbox;
 import io.vertx.core.WorkerExecutor;
@@ -21,18 +22,23 @@ import java.util.logging.Logger;
  * A decode worker prefilling a prompt itself — conditional disaggregation: when it holds the prompt's
  * prefix and only a short rest is left to compute, the router sends the PREFILL_REQUEST here instead
  * of to a prefill worker, and no KV moves. The prefix comes from the worker's kept blocks, the rest is
- * computed on its compute thread between decode steps, and the KV is parked for the DECODE_REQUEST
- * that follows, as if it had arrived. Runs on the worker's event loop.
+ * computed on its compute thread in chunks of {@code worker.local-prefill-chunk-tokens}, each its own
+ * task, so the decode steps handed to that thread meanwhile run between them and the running sequences
+ * wait for one chunk, not the whole prompt; the KV is parked for the DECODE_REQUEST that follows, as if it
+ * had arrived. Runs on the worker's event loop.
  */
 final class LocalPrefill {
     private static final Logger LOG = Logger.getLogger(LocalPrefill.class.getName());
 
-    private static final class Job {
+    private final class Job {
         final PrefillRequest request;
+        final PromptPrefill.Chunked prefill;
         volatile boolean cancelled;
 
         Job(PrefillRequest request) {
             this.request = request;
+            this.prefill = new PromptPrefill.Chunked(
+                    engine, pool, kept, request.promptTokens(), request.sampling(), () -> cancelled, chunkTokens);
         }
     }
 
@@ -43,9 +49,14 @@ final class LocalPrefill {
     private final BlockCache kept;
     private final KvInbox inbox;
     private final Supplier<String> noRoom;
+    private final int chunkTokens;
+    private final Throughput rate;
     private final Map<Long, Job> jobs = new HashMap<>();
 
-    /** @param noRoom why the worker cannot take one more request's KV, or null */
+    /**
+     * @param noRoom      why the worker cannot take one more request's KV, or null
+     * @param chunkTokens prompt tokens computed between two decode steps
+     */
     LocalPrefill(
             String workerId,
             Engine engine,
@@ -53,7 +64,10 @@ final class LocalPrefill {
             WorkerExecutor compute,
             BlockCache kept,
             KvInbox inbox,
-            Supplier<String> noRoom) {
+            Supplier<String> noRoom,
+            int chunkTokens) {
+        this.chunkTokens = chunkTokens;
+        this.rate = Throughput.prefillTokens(engine.expectedPrefillTokensPerSecond());
         this.workerId = workerId;
         this.engine = engine;
         this.pool = pool;
@@ -95,14 +109,27 @@ final class LocalPrefill {
         inbox.drop(request.requestId());
         Job job = new Job(request);
         jobs.put(request.requestId(), job);
-        compute.<PromptPrefill.Prefilled>executeBlocking(
-                        () -> PromptPrefill.run(
-                                engine, pool, kept, request.promptTokens(), request.sampling(), () -> job.cancelled),
-                        false)
+        nextChunk(job, message);
+    }
+
+    /**
+     * Computes the job's next chunk on the compute thread; decode steps handed to it meanwhile run before
+     * the chunk after. Loop only.
+     */
+    private void nextChunk(Job job, Message<Object> message) {
+        PrefillRequest request = job.request;
+        compute.<PromptPrefill.Prefilled>executeBlocking(job.prefill::next, false)
                 .onComplete(ar -> {
+                    if (ar.succeeded() && ar.result() == null && !job.cancelled) {
+                        nextChunk(job, message);
+                        return;
+                    }
                     jobs.remove(request.requestId());
                     if (ar.succeeded() && !job.cancelled) {
                         PromptPrefill.Prefilled p = ar.result();
+                        rate.record(
+                                request.promptTokens().length - p.cachedTokens(),
+                                System.nanoTime() - job.prefill.startNanos());
                         inbox.park(request.requestId(), request.attempt(), p.cache(), request.promptTokens());
                         message.reply(PrefillDone.CODEC.encode(new PrefillDone(
                                 request.requestId(),
@@ -113,7 +140,12 @@ final class LocalPrefill {
                                 p.cachedTokens())));
                     } else if (job.cancelled || ar.cause() instanceof CancellationException) {
                         if (ar.succeeded()) {
-                            ar.result().cache().free();
+                            // Done, or abandoned between chunks: either way its blocks go back.
+                            if (ar.result() != null) {
+                                ar.result().cache().free();
+                            } else {
+                                job.prefill.free();
+                            }
                         }
                         WorkerMessages.failCancelled(message, request.requestId());
                     } else if (ar.cause() instanceof IllegalArgumentException) {
@@ -127,6 +159,11 @@ final class LocalPrefill {
                         message.fail(WorkerFailure.INTERNAL.code(), "local prefill failed: " + ar.cause());
                     }
                 });
+    }
+
+    /** Prompt tokens per second of local prefill, start to finish (decode steps between chunks included). */
+    double tokensPerSecond() {
+        return rate.perSecond();
     }
 
     void onCancel(Message<Object> message) {

@@ -11,6 +11,7 @@ import dev.tandem.protocol.WorkerRole;
 import dev.tandem.tracing.Spans;
 import dev.tandem.tracing.TraceHeaders;
 import dev.tandem.worker.CancelMessages;
+import dev.tandem.worker.Throughput;
 import dev.tandem.worker.WorkerMessages;
 import dev.tandem.worker.kv.KvShipper;
 import dev.tandem.worker.kv.KvTransferCodec;
@@ -56,11 +57,12 @@ public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
     }
 
     private final Map<Long, Job> jobs = new HashMap<>();
-    private final dev.tandem.worker.PrefillRate rate = new dev.tandem.worker.PrefillRate();
+    private final Throughput rate;
     private KvShipper shipper;
 
     public PrefillWorkerVerticle(String workerId, EngineWorkerSetup setup) {
         super(WorkerRole.PREFILL, workerId, setup);
+        this.rate = Throughput.prefillTokens(engine.expectedPrefillTokensPerSecond());
     }
 
     @Override
@@ -88,7 +90,9 @@ public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
 
     @Override
     WorkerLoad load() {
-        return WorkerLoad.prefill(queuedTokens(), jobs.size()).withPrefillRate(rate.tokensPerSecond());
+        return WorkerLoad.prefill(queuedTokens(), jobs.size())
+                .withPrefillRate(rate.perSecond())
+                .withKvTransferRate(shipper == null ? 0 : shipper.bytesPerSecond());
     }
 
     @Override

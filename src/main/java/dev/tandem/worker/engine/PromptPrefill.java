@@ -32,21 +32,91 @@ final class PromptPrefill {
             int[] prompt,
             Sampling sampling,
             BooleanSupplier cancelled) {
-        long start = System.nanoTime();
-        int bs = engine.kvLayout().blockSize();
-        BlockCache.Hit hit = blocks.lookup(prompt, (prompt.length - 1) / bs);
-        KvCache cache = new KvCache(engine.kvLayout(), pool);
-        hit.blocks().forEach(cache::addBlock);
-        int cached = hit.tokens(bs);
-        try {
-            cache.setLength(cached);
-            float[] logits = engine.prefill(cache, Arrays.copyOfRange(prompt, cached, prompt.length), cancelled);
-            int first = Sampler.sample(logits, EngineSampling.of(sampling), cache.length());
-            blocks.store(prompt, fullBlocks(cache, prompt.length / bs));
-            return new Prefilled(cache, first, cached, (System.nanoTime() - start) / 1000);
-        } catch (RuntimeException e) {
-            cache.free(); // cancelled or failed: its blocks go back, nobody else will
-            throw e;
+        return new Chunked(engine, pool, blocks, prompt, sampling, cancelled, Integer.MAX_VALUE).next();
+    }
+
+    /**
+     * A prompt prefilled a chunk at a time, each chunk its own compute task, so that the thread runs other
+     * work — a decode worker's steps — between chunks (chunked prefill). The chunks extend one cache, so the
+     * K/V, logits and token are those of one call. Not thread-safe: one task at a time.
+     */
+    static final class Chunked {
+        private final Engine engine;
+        private final KvBlockPool pool;
+        private final BlockCache blocks;
+        private final int[] prompt;
+        private final Sampling sampling;
+        private final BooleanSupplier cancelled;
+        private final int chunkTokens;
+        private KvCache cache;
+        private int cachedTokens;
+        private long startNanos;
+        private long computeNanos;
+
+        Chunked(
+                Engine engine,
+                KvBlockPool pool,
+                BlockCache blocks,
+                int[] prompt,
+                Sampling sampling,
+                BooleanSupplier cancelled,
+                int chunkTokens) {
+            if (chunkTokens <= 0) {
+                throw new IllegalArgumentException("chunk must be positive, got " + chunkTokens);
+            }
+            this.engine = engine;
+            this.pool = pool;
+            this.blocks = blocks;
+            this.prompt = prompt;
+            this.sampling = sampling;
+            this.cancelled = cancelled;
+            this.chunkTokens = chunkTokens;
+        }
+
+        /**
+         * Computes the next chunk (the first looks the prefix up and starts after it): the prompt's KV and
+         * first token after its last chunk, else null. Blocking. On failure or cancellation the cache is freed.
+         */
+        Prefilled next() {
+            long start = System.nanoTime();
+            try {
+                if (cache == null) {
+                    startNanos = start;
+                    int bs = engine.kvLayout().blockSize();
+                    BlockCache.Hit hit = blocks.lookup(prompt, (prompt.length - 1) / bs);
+                    cache = new KvCache(engine.kvLayout(), pool);
+                    hit.blocks().forEach(cache::addBlock);
+                    cachedTokens = hit.tokens(bs);
+                    cache.setLength(cachedTokens);
+                }
+                int from = cache.length();
+                int to = (int) Math.min(prompt.length, (long) from + chunkTokens);
+                float[] logits = engine.prefill(cache, Arrays.copyOfRange(prompt, from, to), cancelled);
+                computeNanos += System.nanoTime() - start;
+                if (to < prompt.length) {
+                    return null;
+                }
+                int first = Sampler.sample(logits, EngineSampling.of(sampling), cache.length());
+                blocks.store(
+                        prompt,
+                        fullBlocks(cache, prompt.length / engine.kvLayout().blockSize()));
+                return new Prefilled(cache, first, cachedTokens, computeNanos / 1000);
+            } catch (RuntimeException e) {
+                free(); // cancelled or failed: its blocks go back, nobody else will
+                throw e;
+            }
+        }
+
+        /** When the first chunk started: with the end of the last, the prompt's wall time, steps between included. */
+        long startNanos() {
+            return startNanos;
+        }
+
+        /** Gives back the blocks of a prompt abandoned between chunks. */
+        void free() {
+            if (cache != null) {
+                cache.free();
+            }
         }
     }
 

@@ -8,6 +8,7 @@ import dev.tandem.metrics.WorkerMetrics;
 import dev.tandem.protocol.Addresses;
 import dev.tandem.protocol.KvAck;
 import dev.tandem.protocol.PrefillRequest;
+import dev.tandem.worker.Throughput;
 import io.opentelemetry.api.trace.Span;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -46,6 +47,7 @@ public final class KvShipper {
     private final Engine engine;
     private final long fingerprint;
     private final WorkerMetrics metrics;
+    private final Throughput rate;
 
     public KvShipper(Vertx vertx, WorkerSettings settings, Engine engine, WorkerMetrics metrics) {
         this.vertx = vertx;
@@ -53,6 +55,21 @@ public final class KvShipper {
         this.engine = engine;
         this.fingerprint = engine.info().fingerprint();
         this.metrics = metrics;
+        this.rate = new Throughput(expectedBytesPerSecond(engine), RATE_SPAN_BYTES);
+    }
+
+    /** A transfer of this many bytes counts fully in the rate; smaller ones (more overhead) in proportion. */
+    private static final double RATE_SPAN_BYTES = 64 << 20;
+
+    /** The engine's modelled interconnect, when it models one: the rate's prior. */
+    private static double expectedBytesPerSecond(Engine engine) {
+        long nanos = engine.transferNanos(1L << 30);
+        return nanos <= 0 ? 0 : (1L << 30) / (nanos / 1e9);
+    }
+
+    /** KV bytes per second, sending to ack, over the recent rounds (the prior before the first; 0: unknown). */
+    public double bytesPerSecond() {
+        return rate.perSecond();
     }
 
     /** The full size of the prompt's KV as version 1 ships it: the per-request limit is checked against it. */
@@ -95,9 +112,11 @@ public final class KvShipper {
         // A sim engine counts its modelled model's bytes beyond the stand-in floats it sends; a real
         // engine's count is what travelled (an f16 model's KV in half the bytes of its floats).
         long counted = blocks * Math.max(0, layout.blockBytes() - (long) layout.blockFloats() * Float.BYTES);
+        long start = System.nanoTime();
         return interconnect(blocks * layout.blockBytes())
                 .compose(v -> send(request, round.chunks(), span))
                 .compose(ack -> {
+                    rate.record((double) blocks * layout.blockBytes(), System.nanoTime() - start);
                     long total = sent + ack.bytesReceived() + counted;
                     if (ack.needFromBlock() == KvAck.COMPLETE) {
                         return Future.succeededFuture(new Shipped(total));

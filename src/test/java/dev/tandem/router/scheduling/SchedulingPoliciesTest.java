@@ -313,7 +313,15 @@ class SchedulingPoliciesTest {
     @Test
     void namesAndUnknownPolicies() {
         assertEquals(
-                List.of("default", "seed", "round-robin", "least-loaded", "cache-aware", "dynamo", "llm-d"),
+                List.of(
+                        "default",
+                        "seed",
+                        "round-robin",
+                        "least-loaded",
+                        "cache-aware",
+                        "dynamo",
+                        "llm-d",
+                        "prefill-cost"),
                 SchedulingPolicies.names());
         for (String name : SchedulingPolicies.names()) {
             SchedulingPolicies.profiles(name); // every policy's plugins exist

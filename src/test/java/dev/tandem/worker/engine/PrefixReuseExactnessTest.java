@@ -154,6 +154,31 @@ class PrefixReuseExactnessTest {
         assertArrayEquals(expected(engine, second, sampling), decode(engine, local, second, sampling));
     }
 
+    @ParameterizedTest(name = "{0}, {2}")
+    @MethodSource("cases")
+    void aChunkedPrefillGivesTheSameKvAndTokensAsOneCall(String name, Engine engine, Sampling sampling) {
+        int[] prompt = tokens(engine, SYSTEM + "Chunk me: a prompt computed a few tokens at a time.");
+        BlockCache kept = new BlockCache(engine.kvLayout(), engine.info().fingerprint(), 64L << 20);
+        PromptPrefill.run(
+                engine, null, kept, Arrays.copyOf(prompt, 2 * engine.kvLayout().blockSize()), sampling, () -> false);
+        // 7 tokens a chunk: chunks that end inside blocks, after a reused prefix of whole blocks.
+        PromptPrefill.Chunked chunked = new PromptPrefill.Chunked(engine, null, kept, prompt, sampling, () -> false, 7);
+        PromptPrefill.Prefilled done = null;
+        int calls = 0;
+        while (done == null) {
+            done = chunked.next();
+            calls++;
+        }
+        int computed = prompt.length - done.cachedTokens();
+        assertTrue(done.cachedTokens() > 0, "the kept prefix was reused");
+        assertEquals((computed + 6) / 7, calls, "one call per chunk of 7 tokens");
+
+        KvCache whole = engine.newCache();
+        engine.prefill(whole, prompt, () -> false);
+        assertSameKv(whole, done.cache());
+        assertArrayEquals(expected(engine, prompt, sampling), decode(engine, done, prompt, sampling));
+    }
+
     private static int[] decode(Engine engine, PromptPrefill.Prefilled prefilled, int[] prompt, Sampling sampling) {
         return decode(engine, prefilled, prompt, sampling, null);
     }

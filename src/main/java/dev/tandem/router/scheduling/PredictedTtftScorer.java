@@ -1,0 +1,52 @@
+package dev.tandem.router.scheduling;
+
+import dev.tandem.protocol.WorkerView;
+import java.util.List;
+
+/**
+ * The time until this prompt's first token on a prefill worker, plus what recomputing a cached prefix
+ * there costs the requests after it (lower is better). The worker's queued prompt tokens and this prompt's
+ * tokens it does not cache are turned into seconds with the worker's own measured prefill rate ({@link
+ * PrefillTime}), so a faster worker, or one whose queue is shorter in time rather than in tokens, wins;
+ * then the compute this choice adds is counted {@link #RECOMPUTE_WEIGHT} more times: a prefix recomputed
+ * elsewhere is capacity taken from every later prompt, which a greedy least-TTFT choice does not see and
+ * which, on the traces of benchmarks.md, cost both hits and tail latency.
+ *
+ * <p>A long prompt queued on a worker counts its full compute time there, so a short prompt goes where it
+ * does not wait behind one whenever some worker is free sooner: the size-aware placement of design.md.
+ */
+public final class PredictedTtftScorer extends LowerIsBetterScorer {
+    /**
+     * Extra weight of this prompt's own compute: 3 makes the uncached tokens count 4 × in all, which kept
+     * the most hits without costing TTFT on the Mooncake traces (benchmarks.md, "What the benchmark changed
+     * in scheduling").
+     */
+    static final double RECOMPUTE_WEIGHT = 3;
+
+    @Override
+    public String name() {
+        return "predicted-ttft";
+    }
+
+    /** Predicted seconds to the first token on {@code worker} plus the weighted compute, at {@code rate}. */
+    static double cost(SchedulingRequest request, WorkerView worker, double rate) {
+        double uncached = PrefillTime.uncachedTokens(request, worker);
+        return (PrefillTime.queuedTokens(worker) + (1 + RECOMPUTE_WEIGHT) * uncached) / rate;
+    }
+
+    @Override
+    double value(SchedulingRequest request, WorkerView worker) {
+        return cost(request, worker, PrefillTime.rate(worker, 1));
+    }
+
+    @Override
+    double[] values(SchedulingRequest request, List<WorkerView> candidates) {
+        double fallback = PrefillTime.meanRate(candidates);
+        double[] out = new double[candidates.size()];
+        for (int i = 0; i < out.length; i++) {
+            WorkerView w = candidates.get(i);
+            out[i] = cost(request, w, PrefillTime.rate(w, fallback));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,49 @@
+package dev.tandem.router.scheduling;
+
+import dev.tandem.protocol.CacheSpec;
+import dev.tandem.protocol.WorkerView;
+import java.util.List;
+
+/**
+ * Local prefill against the prefill pool, in predicted time: a decode worker that holds the prompt's prefix
+ * prefills the rest itself when that is no slower than the prefill worker the pool chose plus the KV
+ * transfer to the decode worker. Each side is its queued prompt tokens plus the tokens it would compute,
+ * at its own measured rate ({@link PrefillTime}); a decode worker's rate is measured start to finish, so
+ * the decode steps its chunked local prefills run between are in it. The transfer is the KV the decode
+ * worker does not hold, at the prefill worker's measured transfer rate (free when it reports none). Pure.
+ */
+public final class PrefillRace {
+
+    private PrefillRace() {}
+
+    /** Whether {@code decode} prefilling itself is predicted no slower than {@code prefill} plus the transfer. */
+    public static boolean localFirst(
+            SchedulingRequest request, WorkerView decode, WorkerView prefill, List<WorkerView> prefillPool) {
+        return localSeconds(request, decode, prefillPool) <= splitSeconds(request, decode, prefill, prefillPool);
+    }
+
+    /** Predicted seconds until the decode worker has the prompt's KV by prefilling it itself. */
+    static double localSeconds(SchedulingRequest request, WorkerView decode, List<WorkerView> prefillPool) {
+        double rate = PrefillTime.rate(decode, PrefillTime.meanRate(prefillPool));
+        return (PrefillTime.queuedTokens(decode) + PrefillTime.uncachedTokens(request, decode)) / rate;
+    }
+
+    /** Predicted seconds until the decode worker has the prompt's KV from {@code prefill}. */
+    static double splitSeconds(
+            SchedulingRequest request, WorkerView decode, WorkerView prefill, List<WorkerView> prefillPool) {
+        double rate = PrefillTime.rate(prefill, PrefillTime.meanRate(prefillPool));
+        double compute = (PrefillTime.queuedTokens(prefill) + PrefillTime.uncachedTokens(request, prefill)) / rate;
+        return compute + transferSeconds(request, decode, prefill);
+    }
+
+    /** The KV the decode worker lacks, at the prefill worker's measured transfer rate; 0 when either is unknown. */
+    static double transferSeconds(SchedulingRequest request, WorkerView decode, WorkerView prefill) {
+        CacheSpec cache = decode.worker().cache();
+        double bytesPerSecond = prefill.load().kvBytesPerSecond();
+        if (cache == null || cache.blockBytes() <= 0 || bytesPerSecond <= 0) {
+            return 0;
+        }
+        long missing = PrefillTime.uncachedTokens(request, decode);
+        return missing * ((double) cache.blockBytes() / cache.blockSize()) / bytesPerSecond;
+    }
+}

@@ -131,6 +131,7 @@ public final class RouteBench {
         JsonObject summary = BenchReport.summary(trace.name(), requests.size(), ideal, results);
         console.print(BenchReport.table(summary));
         console.print(BaselineRatios.table(summary));
+        console.print(ShortBehindLong.table(results, o.timeScale()));
         console.println("written: " + o.out().resolve("summary.json") + ", results.csv, report.html");
         return summary;
     }

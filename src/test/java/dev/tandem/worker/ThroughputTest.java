@@ -25,8 +25,8 @@ class ThroughputTest {
         t.record(51.2, 12_800_000L); // 4,000/s with weight 0.02
         double expected = 1_600 + 0.02 * 2_400;
         assertEquals(expected, t.perSecond(), 1e-9);
-        t.record(512 * 10, 1_000_000_000L); // a big job counts at most fully
-        assertEquals(5_120, t.perSecond(), 1e-9);
+        t.record(512 * 10, 1_000_000_000L); // a big job replaces no more than a span's share
+        assertEquals(expected + 0.2 * (5_120 - expected), t.perSecond(), 1e-9);
     }
 
     @Test

@@ -36,16 +36,16 @@ public final class PredictedTtftScorer extends LowerIsBetterScorer {
 
     @Override
     double value(SchedulingRequest request, WorkerView worker) {
-        return cost(request, worker, PrefillTime.rate(worker, 1));
+        return cost(request, worker, PrefillTime.ownRate(worker, 1));
     }
 
     @Override
     double[] values(SchedulingRequest request, List<WorkerView> candidates) {
-        double fallback = PrefillTime.meanRate(candidates);
+        double median = PrefillTime.medianRate(candidates);
         double[] out = new double[candidates.size()];
         for (int i = 0; i < out.length; i++) {
             WorkerView w = candidates.get(i);
-            out[i] = cost(request, w, PrefillTime.rate(w, fallback));
+            out[i] = cost(request, w, PrefillTime.rate(w, median));
         }
         return out;
     }

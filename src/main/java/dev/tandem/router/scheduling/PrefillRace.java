@@ -8,8 +8,9 @@ import java.util.List;
  * Local prefill against the prefill pool, in predicted time: a decode worker that holds the prompt's prefix
  * prefills the rest itself when that is no slower than the prefill worker the pool chose plus the KV
  * transfer to the decode worker. Each side is its queued prompt tokens plus the tokens it would compute,
- * at its own measured rate ({@link PrefillTime}); a decode worker's rate is measured start to finish, so
- * the decode steps its chunked local prefills run between are in it. The transfer is the KV the decode
+ * at its measured rate ({@link PrefillTime}: the prefill worker's as its pool reads it, the decode worker's
+ * its own, measured start to finish, so that the decode steps its chunked local prefills run between are
+ * in it). The transfer is the KV the decode
  * worker does not hold, at the prefill worker's measured transfer rate (free when it reports none). Pure.
  */
 public final class PrefillRace {
@@ -24,14 +25,15 @@ public final class PrefillRace {
 
     /** Predicted seconds until the decode worker has the prompt's KV by prefilling it itself. */
     static double localSeconds(SchedulingRequest request, WorkerView decode, List<WorkerView> prefillPool) {
-        double rate = PrefillTime.rate(decode, PrefillTime.meanRate(prefillPool));
+        // Its own rate: local prefill interleaves decode steps, so it is rightly slower than the pool's.
+        double rate = PrefillTime.ownRate(decode, PrefillTime.medianRate(prefillPool));
         return (PrefillTime.queuedTokens(decode) + PrefillTime.uncachedTokens(request, decode)) / rate;
     }
 
     /** Predicted seconds until the decode worker has the prompt's KV from {@code prefill}. */
     static double splitSeconds(
             SchedulingRequest request, WorkerView decode, WorkerView prefill, List<WorkerView> prefillPool) {
-        double rate = PrefillTime.rate(prefill, PrefillTime.meanRate(prefillPool));
+        double rate = PrefillTime.rate(prefill, PrefillTime.medianRate(prefillPool));
         double compute = (PrefillTime.queuedTokens(prefill) + PrefillTime.uncachedTokens(request, prefill)) / rate;
         return compute + transferSeconds(request, decode, prefill);
     }

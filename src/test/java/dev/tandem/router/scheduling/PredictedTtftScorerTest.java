@@ -17,7 +17,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@code predicted-ttft}: (queued + 4 × uncached tokens) ÷ the worker's measured prefill rate, lowest
- * best; a worker without a rate is taken at the pool's mean, a pool without any counts tokens. Each row: a
+ * best; a rate within 1.3× of the pool's median is the median's, a worker without a rate is taken at the
+ * median, a pool without any counts tokens. Each row: a
  * prompt, prefill workers (queue, rate, cache), the seconds each is predicted and whom the scorer picks.
  */
 class PredictedTtftScorerTest {
@@ -71,11 +72,17 @@ class PredictedTtftScorerTest {
                         List.of((100_000 + 4 * 4) / 10_000.0, (3_000 + 4 * 500) / 10_000.0),
                         "p2"),
                 Arguments.of(
-                        "a worker with no rate yet is taken at the pool's mean",
+                        "a worker with no rate yet is taken at the pool's median",
                         prompt(1000, Map.of()),
                         List.of(worker("p1", 0, 0), worker("p2", 0, 10_000), worker("p3", 0, 30_000)),
                         List.of(4000 / 20_000.0, 4000 / 10_000.0, 4000 / 30_000.0),
                         "p3"),
+                Arguments.of(
+                        "rates within the band are the median's: what prompt sizes did to a rate is not speed",
+                        prompt(1000, Map.of()),
+                        List.of(worker("p1", 5000, 8_000), worker("p2", 6000, 10_000)),
+                        List.of((5000 + 4 * 1000) / 9_000.0, (6000 + 4 * 1000) / 9_000.0),
+                        "p1"),
                 Arguments.of(
                         "no rates at all: tokens as time",
                         prompt(1000, Map.of()),

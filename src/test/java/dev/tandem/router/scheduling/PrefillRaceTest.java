@@ -96,7 +96,7 @@ class PrefillRaceTest {
                         0.4 + 800.0 / 1024,
                         true),
                 Arguments.of(
-                        "a decode worker with no rate yet is taken at the prefill pool's mean",
+                        "a decode worker with no rate yet is taken at the prefill pool's median",
                         prompt,
                         decode(1_000, 0),
                         prefill(0, 5_000, 0),

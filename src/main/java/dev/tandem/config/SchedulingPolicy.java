@@ -10,7 +10,7 @@ import java.util.Map;
  * and {@code router.decode-scheduling} override its parts.
  *
  * <ul>
- *   <li>{@code default}: prefill = not-draining; predicted-ttft 1 (queued + 4× uncached tokens, in seconds
+ *   <li>{@code default}: prefill = not-draining; predicted-ttft 1 (queued + 6× uncached tokens, in seconds
  *       at each worker's measured rate). Decode = not-draining, load-threshold;
  *       session-affinity 2, prefix-overlap 4, active-sequences 1, kv-utilization 1. Local prefill when it is
  *       predicted faster than the best prefill worker. Reuse a cached prefix unless its holder is overloaded.

@@ -24,7 +24,7 @@ package dev.tandem.config;
  *                               workers can share a machine), 0 = any free port
  * @param localPrefillChunkTokens prompt tokens a decode worker computes of a local prefill between two of
  *                               its decode steps (chunked prefill): the running sequences wait for at most
- *                               one chunk, not the whole prompt
+ *                               one chunk, not the whole prompt; with none running, the rest goes at once
  */
 public record WorkerSettings(
         int kvBlockSize,
@@ -50,11 +50,11 @@ public record WorkerSettings(
     public static final int DEFAULT_KV_CHUNK_BYTES = 252 << 10;
 
     /**
-     * 512 tokens: on the 70B sim profile about 50 ms of compute, a few decode steps' worth — short enough that
-     * a step waiting behind a chunk keeps inter-token latency near the step time, long enough that a
-     * prompt's chunks are not mostly hand-over (benchmarks.md, "What the benchmark changed in scheduling").
+     * 128 tokens: on the 70B sim profile 11 to 25 ms of compute (more the longer the context), so a step
+     * that waits behind a chunk keeps a running sequence's gap under about two steps; a worker with no
+     * sequence to step computes the rest at once (benchmarks.md, "What the benchmark changed in scheduling").
      */
-    public static final int DEFAULT_LOCAL_PREFILL_CHUNK_TOKENS = 256;
+    public static final int DEFAULT_LOCAL_PREFILL_CHUNK_TOKENS = 128;
 
     /** {@code auto}: the capacity is the worker's share of the node's memory budget, set at start-up. */
     public static final long AUTO = ConfigSection.AUTO;

@@ -71,7 +71,15 @@ public final class DecodeWorkerVerticle extends EngineWorkerVerticle {
         batch = new DecodeBatch(engine, settings.maxBatch(), this::retire);
         metrics.kvInbox(inbox::parkedBytes, inbox::parkedCount, inbox::incomingBytes, inbox::incomingCount);
         localPrefill = new LocalPrefill(
-                workerId, engine, pool, compute, cache, inbox, this::noRoom, settings.localPrefillChunkTokens());
+                workerId,
+                engine,
+                pool,
+                compute,
+                cache,
+                inbox,
+                this::noRoom,
+                settings.localPrefillChunkTokens(),
+                () -> batch.activeCount() + batch.waitingCount() > 0);
         return List.of(
                 bus.consumer(Addresses.decodeKv(workerId), this::onKvChunk),
                 bus.<Object>consumer(Addresses.decodeStart(workerId), this::onDecodeRequest),

@@ -14,6 +14,7 @@ import io.vertx.core.eventbus.Message;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -24,7 +25,7 @@ import java.util.logging.Logger;
  * of to a prefill worker, and no KV moves. The prefix comes from the worker's kept blocks, the rest is
  * computed on its compute thread in chunks of {@code worker.local-prefill-chunk-tokens}, each its own
  * task, so the decode steps handed to that thread meanwhile run between them and the running sequences
- * wait for one chunk, not the whole prompt; the KV is parked for the DECODE_REQUEST that follows, as if it
+ * wait for one chunk, not the whole prompt (with no sequence running, the rest goes at once); the KV is parked for the DECODE_REQUEST that follows, as if it
  * had arrived. Runs on the worker's event loop.
  */
 final class LocalPrefill {
@@ -38,7 +39,7 @@ final class LocalPrefill {
         Job(PrefillRequest request) {
             this.request = request;
             this.prefill = new PromptPrefill.Chunked(
-                    engine, pool, kept, request.promptTokens(), request.sampling(), () -> cancelled, chunkTokens);
+                    engine, pool, kept, request.promptTokens(), request.sampling(), () -> cancelled);
         }
     }
 
@@ -50,12 +51,15 @@ final class LocalPrefill {
     private final KvInbox inbox;
     private final Supplier<String> noRoom;
     private final int chunkTokens;
+    private final BooleanSupplier decoding;
     private final Throughput rate;
     private final Map<Long, Job> jobs = new HashMap<>();
 
     /**
      * @param noRoom      why the worker cannot take one more request's KV, or null
      * @param chunkTokens prompt tokens computed between two decode steps
+     * @param decoding    whether the worker has sequences to step (loop only): without any, the rest is
+     *                    computed at once
      */
     LocalPrefill(
             String workerId,
@@ -65,8 +69,10 @@ final class LocalPrefill {
             BlockCache kept,
             KvInbox inbox,
             Supplier<String> noRoom,
-            int chunkTokens) {
+            int chunkTokens,
+            BooleanSupplier decoding) {
         this.chunkTokens = chunkTokens;
+        this.decoding = decoding;
         this.rate = Throughput.prefillTokens(engine.expectedPrefillTokensPerSecond());
         this.workerId = workerId;
         this.engine = engine;
@@ -118,7 +124,9 @@ final class LocalPrefill {
      */
     private void nextChunk(Job job, Message<Object> message) {
         PrefillRequest request = job.request;
-        compute.<PromptPrefill.Prefilled>executeBlocking(job.prefill::next, false)
+        // No sequence to hold up: the rest at once, as fast as a prefill worker would.
+        int chunk = decoding.getAsBoolean() ? chunkTokens : Integer.MAX_VALUE;
+        compute.<PromptPrefill.Prefilled>executeBlocking(() -> job.prefill.next(chunk), false)
                 .onComplete(ar -> {
                     if (ar.succeeded() && ar.result() == null && !job.cancelled) {
                         nextChunk(job, message);

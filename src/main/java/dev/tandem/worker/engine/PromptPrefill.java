@@ -32,7 +32,7 @@ final class PromptPrefill {
             int[] prompt,
             Sampling sampling,
             BooleanSupplier cancelled) {
-        return new Chunked(engine, pool, blocks, prompt, sampling, cancelled, Integer.MAX_VALUE).next();
+        return new Chunked(engine, pool, blocks, prompt, sampling, cancelled).next(Integer.MAX_VALUE);
     }
 
     /**
@@ -47,7 +47,6 @@ final class PromptPrefill {
         private final int[] prompt;
         private final Sampling sampling;
         private final BooleanSupplier cancelled;
-        private final int chunkTokens;
         private KvCache cache;
         private int cachedTokens;
         private long startNanos;
@@ -59,25 +58,24 @@ final class PromptPrefill {
                 BlockCache blocks,
                 int[] prompt,
                 Sampling sampling,
-                BooleanSupplier cancelled,
-                int chunkTokens) {
-            if (chunkTokens <= 0) {
-                throw new IllegalArgumentException("chunk must be positive, got " + chunkTokens);
-            }
+                BooleanSupplier cancelled) {
             this.engine = engine;
             this.pool = pool;
             this.blocks = blocks;
             this.prompt = prompt;
             this.sampling = sampling;
             this.cancelled = cancelled;
-            this.chunkTokens = chunkTokens;
         }
 
         /**
-         * Computes the next chunk (the first looks the prefix up and starts after it): the prompt's KV and
-         * first token after its last chunk, else null. Blocking. On failure or cancellation the cache is freed.
+         * Computes the next chunk, at most {@code chunkTokens} (the first looks the prefix up and starts after
+         * it): the prompt's KV and first token after its last chunk, else null. Blocking. On failure or
+         * cancellation the cache is freed.
          */
-        Prefilled next() {
+        Prefilled next(int chunkTokens) {
+            if (chunkTokens <= 0) {
+                throw new IllegalArgumentException("chunk must be positive, got " + chunkTokens);
+            }
             long start = System.nanoTime();
             try {
                 if (cache == null) {

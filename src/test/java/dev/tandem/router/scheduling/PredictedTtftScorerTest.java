@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@code predicted-ttft}: (queued + 4 × uncached tokens) ÷ the worker's measured prefill rate, lowest
+ * {@code predicted-ttft}: (queued + 6 × uncached tokens) ÷ the worker's measured prefill rate, lowest
  * best; a rate within 1.3× of the pool's median is the median's, a worker without a rate is taken at the
  * median, a pool without any counts tokens. Each row: a
  * prompt, prefill workers (queue, rate, cache), the seconds each is predicted and whom the scorer picks.
@@ -51,49 +51,49 @@ class PredictedTtftScorerTest {
                         "equal rates: the fewest tokens, as prefill-cost ranks them",
                         prompt(1600, Map.of()),
                         List.of(worker("p1", 5000, 10_000), worker("p2", 100, 10_000)),
-                        List.of((5000 + 4 * 1600) / 10_000.0, (100 + 4 * 1600) / 10_000.0),
+                        List.of((5000 + 6 * 1600) / 10_000.0, (100 + 6 * 1600) / 10_000.0),
                         "p2"),
                 Arguments.of(
                         "a worker twice as fast wins with more queued tokens",
                         prompt(1600, Map.of()),
                         List.of(worker("p1", 6000, 20_000), worker("p2", 2000, 10_000)),
-                        List.of((6000 + 4 * 1600) / 20_000.0, (2000 + 4 * 1600) / 10_000.0),
+                        List.of((6000 + 6 * 1600) / 20_000.0, (2000 + 6 * 1600) / 10_000.0),
                         "p1"),
                 Arguments.of(
                         "the holder of the prefix, on the slower worker, still wins when the saving outweighs it",
                         prompt(1600, Map.of("p2", 90)), // p2: 1440 cached, 160 to compute
                         List.of(worker("p1", 0, 20_000), worker("p2", 1000, 10_000)),
-                        List.of(4 * 1600 / 20_000.0, (1000 + 4 * 160) / 10_000.0),
+                        List.of(6 * 1600 / 20_000.0, (1000 + 6 * 160) / 10_000.0),
                         "p2"),
                 Arguments.of(
                         "a long prompt queued in time: a short prompt goes where it does not wait behind it",
                         prompt(500, Map.of("p1", 31)),
                         List.of(worker("p1", 100_000, 10_000), worker("p2", 3_000, 10_000)),
-                        List.of((100_000 + 4 * 4) / 10_000.0, (3_000 + 4 * 500) / 10_000.0),
+                        List.of((100_000 + 6 * 4) / 10_000.0, (3_000 + 6 * 500) / 10_000.0),
                         "p2"),
                 Arguments.of(
                         "a worker with no rate yet is taken at the pool's median",
                         prompt(1000, Map.of()),
                         List.of(worker("p1", 0, 0), worker("p2", 0, 10_000), worker("p3", 0, 30_000)),
-                        List.of(4000 / 20_000.0, 4000 / 10_000.0, 4000 / 30_000.0),
+                        List.of(6000 / 20_000.0, 6000 / 10_000.0, 6000 / 30_000.0),
                         "p3"),
                 Arguments.of(
                         "rates within the band are the median's: what prompt sizes did to a rate is not speed",
                         prompt(1000, Map.of()),
                         List.of(worker("p1", 5000, 8_000), worker("p2", 6000, 10_000)),
-                        List.of((5000 + 4 * 1000) / 9_000.0, (6000 + 4 * 1000) / 9_000.0),
+                        List.of((5000 + 6 * 1000) / 9_000.0, (6000 + 6 * 1000) / 9_000.0),
                         "p1"),
                 Arguments.of(
                         "no rates at all: tokens as time",
                         prompt(1000, Map.of()),
                         List.of(worker("p1", 300, 0), worker("p2", 200, 0)),
-                        List.of(4300.0, 4200.0),
+                        List.of(6300.0, 6200.0),
                         "p2"),
                 Arguments.of(
                         "equal predictions: no opinion",
                         prompt(320, Map.of()),
                         List.of(worker("p1", 50, 8_000), worker("p2", 50, 8_000)),
-                        List.of((50 + 4 * 320) / 8_000.0, (50 + 4 * 320) / 8_000.0),
+                        List.of((50 + 6 * 320) / 8_000.0, (50 + 6 * 320) / 8_000.0),
                         null));
     }
 

@@ -162,11 +162,11 @@ class PrefixReuseExactnessTest {
         PromptPrefill.run(
                 engine, null, kept, Arrays.copyOf(prompt, 2 * engine.kvLayout().blockSize()), sampling, () -> false);
         // 7 tokens a chunk: chunks that end inside blocks, after a reused prefix of whole blocks.
-        PromptPrefill.Chunked chunked = new PromptPrefill.Chunked(engine, null, kept, prompt, sampling, () -> false, 7);
+        PromptPrefill.Chunked chunked = new PromptPrefill.Chunked(engine, null, kept, prompt, sampling, () -> false);
         PromptPrefill.Prefilled done = null;
         int calls = 0;
         while (done == null) {
-            done = chunked.next();
+            done = chunked.next(7);
             calls++;
         }
         int computed = prompt.length - done.cachedTokens();

@@ -125,7 +125,7 @@ class MetricsTest {
     @Test
     void schedulingIsTimedPerPluginAndCountedPerDecision() {
         // The default policy's plugins, each once per decision.
-        for (String plugin : List.of("not-draining", "load-threshold", "prefill-cost")) {
+        for (String plugin : List.of("not-draining", "predicted-ttft")) {
             assertEquals(
                     REQUESTS,
                     value("tandem_scheduling_plugin_seconds_count{plugin=\"" + plugin + "\",profile=\"prefill\"}"),

@@ -33,29 +33,6 @@ public record WorkerLoad(
             long decodeSteps,
             int prefilling,
             int parkedKv,
-            int incomingKv,
-            double prefillTokensPerSecond) {
-        this(
-                queuedPrefillTokens,
-                activeSequences,
-                kvBytesUsed,
-                kvBytesCapacity,
-                decodeSteps,
-                prefilling,
-                parkedKv,
-                incomingKv,
-                prefillTokensPerSecond,
-                0);
-    }
-
-    public WorkerLoad(
-            int queuedPrefillTokens,
-            int activeSequences,
-            long kvBytesUsed,
-            long kvBytesCapacity,
-            long decodeSteps,
-            int prefilling,
-            int parkedKv,
             int incomingKv) {
         this(
                 queuedPrefillTokens,
@@ -66,11 +43,21 @@ public record WorkerLoad(
                 prefilling,
                 parkedKv,
                 incomingKv,
+                0,
                 0);
     }
 
     /** This load with the worker's measured prefill rate. */
     public WorkerLoad withPrefillRate(double tokensPerSecond) {
+        return withRates(tokensPerSecond, kvBytesPerSecond);
+    }
+
+    /** This load with the worker's measured KV transfer rate. */
+    public WorkerLoad withKvTransferRate(double bytesPerSecond) {
+        return withRates(prefillTokensPerSecond, bytesPerSecond);
+    }
+
+    private WorkerLoad withRates(double tokensPerSecond, double bytesPerSecond) {
         return new WorkerLoad(
                 queuedPrefillTokens,
                 activeSequences,
@@ -81,21 +68,6 @@ public record WorkerLoad(
                 parkedKv,
                 incomingKv,
                 tokensPerSecond,
-                kvBytesPerSecond);
-    }
-
-    /** This load with the worker's measured KV transfer rate. */
-    public WorkerLoad withKvTransferRate(double bytesPerSecond) {
-        return new WorkerLoad(
-                queuedPrefillTokens,
-                activeSequences,
-                kvBytesUsed,
-                kvBytesCapacity,
-                decodeSteps,
-                prefilling,
-                parkedKv,
-                incomingKv,
-                prefillTokensPerSecond,
                 bytesPerSecond);
     }
 

@@ -26,35 +26,37 @@ abstract class LowerIsBetterScorer implements Scorer {
 
     @Override
     public final double score(SchedulingRequest request, WorkerView worker, List<WorkerView> candidates) {
-        int i = candidates.indexOf(worker);
-        if (i >= 0) {
-            return scores(request, candidates)[i];
-        }
         double[] values = values(request, candidates);
-        double own = value(request, worker);
-        double min = own;
-        double max = own;
-        for (double v : values) {
-            min = Math.min(min, v);
-            max = Math.max(max, v);
-        }
-        return max == min ? 1.0 : (max - own) / (max - min);
+        int i = candidates.indexOf(worker);
+        double[] range = range(values);
+        return scaled(i >= 0 ? values[i] : value(request, worker), range);
     }
 
     /** The same scores with each candidate's quantity computed once (the default would be quadratic). */
     @Override
     public final double[] scores(SchedulingRequest request, List<WorkerView> candidates) {
         double[] values = values(request, candidates);
-        double min = Double.POSITIVE_INFINITY;
-        double max = Double.NEGATIVE_INFINITY;
-        for (double v : values) {
-            min = Math.min(min, v);
-            max = Math.max(max, v);
-        }
+        double[] range = range(values);
         double[] out = new double[values.length];
         for (int i = 0; i < out.length; i++) {
-            out[i] = max == min ? 1.0 : (max - values[i]) / (max - min);
+            out[i] = scaled(values[i], range);
         }
         return out;
+    }
+
+    /** The least and the most of {@code values}. */
+    private static double[] range(double[] values) {
+        double min = Double.POSITIVE_INFINITY;
+        double max = Double.NEGATIVE_INFINITY;
+        for (double x : values) {
+            min = Math.min(min, x);
+            max = Math.max(max, x);
+        }
+        return new double[] {min, max};
+    }
+
+    /** {@code v} between the least (1) and the most (0) of {@code range}; 1 when those are equal. */
+    private static double scaled(double v, double[] range) {
+        return range[1] == range[0] ? 1.0 : (range[1] - v) / (range[1] - range[0]);
     }
 }

@@ -31,7 +31,7 @@ public final class PredictedTtftScorer extends LowerIsBetterScorer {
     /** Predicted seconds to the first token on {@code worker} plus the weighted compute, at {@code rate}. */
     static double cost(SchedulingRequest request, WorkerView worker, double rate) {
         double uncached = PrefillTime.uncachedTokens(request, worker);
-        return (PrefillTime.queuedTokens(worker) + (1 + RECOMPUTE_WEIGHT) * uncached) / rate;
+        return (QueuedPrefillTokensScorer.queuedPrefillTokens(worker) + (1 + RECOMPUTE_WEIGHT) * uncached) / rate;
     }
 
     @Override

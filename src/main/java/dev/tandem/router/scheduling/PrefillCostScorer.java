@@ -26,7 +26,8 @@ public final class PrefillCostScorer extends LowerIsBetterScorer {
 
     /** Queued prefill tokens plus the weighted uncached tokens of this prompt on {@code worker}. */
     static long cost(SchedulingRequest request, WorkerView worker) {
-        return PrefillTime.queuedTokens(worker) + UNCACHED_WEIGHT * PrefillTime.uncachedTokens(request, worker);
+        return QueuedPrefillTokensScorer.queuedPrefillTokens(worker)
+                + UNCACHED_WEIGHT * PrefillTime.uncachedTokens(request, worker);
     }
 
     @Override

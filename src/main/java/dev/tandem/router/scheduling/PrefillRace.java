@@ -20,21 +20,27 @@ public final class PrefillRace {
     /** Whether {@code decode} prefilling itself is predicted no slower than {@code prefill} plus the transfer. */
     public static boolean localFirst(
             SchedulingRequest request, WorkerView decode, WorkerView prefill, List<WorkerView> prefillPool) {
-        return localSeconds(request, decode, prefillPool) <= splitSeconds(request, decode, prefill, prefillPool);
+        double median = PrefillTime.medianRate(prefillPool);
+        return localSeconds(request, decode, median) <= splitSeconds(request, decode, prefill, median);
     }
 
-    /** Predicted seconds until the decode worker has the prompt's KV by prefilling it itself. */
-    static double localSeconds(SchedulingRequest request, WorkerView decode, List<WorkerView> prefillPool) {
+    /**
+     * Predicted seconds until the decode worker has the prompt's KV by prefilling it itself; {@code median}:
+     * the prefill pool's median rate, for a decode worker that reports none.
+     */
+    static double localSeconds(SchedulingRequest request, WorkerView decode, double median) {
         // Its own rate: local prefill interleaves decode steps, so it is rightly slower than the pool's.
-        double rate = PrefillTime.ownRate(decode, PrefillTime.medianRate(prefillPool));
-        return (PrefillTime.queuedTokens(decode) + PrefillTime.uncachedTokens(request, decode)) / rate;
+        double rate = PrefillTime.ownRate(decode, median);
+        return (QueuedPrefillTokensScorer.queuedPrefillTokens(decode) + PrefillTime.uncachedTokens(request, decode))
+                / rate;
     }
 
-    /** Predicted seconds until the decode worker has the prompt's KV from {@code prefill}. */
-    static double splitSeconds(
-            SchedulingRequest request, WorkerView decode, WorkerView prefill, List<WorkerView> prefillPool) {
-        double rate = PrefillTime.rate(prefill, PrefillTime.medianRate(prefillPool));
-        double compute = (PrefillTime.queuedTokens(prefill) + PrefillTime.uncachedTokens(request, prefill)) / rate;
+    /** Predicted seconds until the decode worker has the prompt's KV from {@code prefill}, in a pool of {@code median}. */
+    static double splitSeconds(SchedulingRequest request, WorkerView decode, WorkerView prefill, double median) {
+        double rate = PrefillTime.rate(prefill, median);
+        double compute =
+                (QueuedPrefillTokensScorer.queuedPrefillTokens(prefill) + PrefillTime.uncachedTokens(request, prefill))
+                        / rate;
         return compute + transferSeconds(request, decode, prefill);
     }
 

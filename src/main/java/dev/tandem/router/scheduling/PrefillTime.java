@@ -61,9 +61,4 @@ public final class PrefillTime {
         long cached = cache == null ? 0 : (long) request.cachedBlocks(worker.id()) * cache.blockSize();
         return Math.max(1, request.promptTokens() - Math.min(cached, request.promptTokens() - 1L));
     }
-
-    /** The prompt tokens ahead of a new one on {@code worker}: see {@link QueuedPrefillTokensScorer}. */
-    public static long queuedTokens(WorkerView worker) {
-        return QueuedPrefillTokensScorer.queuedPrefillTokens(worker);
-    }
 }

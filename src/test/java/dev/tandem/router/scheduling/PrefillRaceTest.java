@@ -116,8 +116,9 @@ class PrefillRaceTest {
             double splitSeconds,
             boolean local) {
         List<WorkerView> pool = List.of(prefill);
-        assertEquals(localSeconds, PrefillRace.localSeconds(request, decode, pool), 1e-9);
-        assertEquals(splitSeconds, PrefillRace.splitSeconds(request, decode, prefill, pool), 1e-9);
+        double median = PrefillTime.medianRate(pool);
+        assertEquals(localSeconds, PrefillRace.localSeconds(request, decode, median), 1e-9);
+        assertEquals(splitSeconds, PrefillRace.splitSeconds(request, decode, prefill, median), 1e-9);
         assertEquals(local, PrefillRace.localFirst(request, decode, prefill, pool));
     }
 }

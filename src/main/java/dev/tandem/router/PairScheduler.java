@@ -142,13 +142,13 @@ public final class PairScheduler {
             PrefixLookup prefixes,
             int localPrefillMaxTokens,
             SchedulingPolicy.LocalPrefill localPrefill) {
-        this.localPrefill = localPrefill;
         this.workers = workers;
         this.prefillProfile = prefillProfile;
         this.decodeProfile = decodeProfile;
         this.observer = observer;
         this.prefixes = prefixes;
         this.localPrefillMaxTokens = localPrefillMaxTokens;
+        this.localPrefill = localPrefill;
     }
 
     /**

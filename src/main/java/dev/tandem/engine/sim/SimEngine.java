@@ -27,10 +27,10 @@ public final class SimEngine implements Engine {
     private static final byte[] ALPHABET = "abcdefghijklmnopqrstuvwxyz ".getBytes(StandardCharsets.US_ASCII);
     private static final float CHOSEN_LOGIT = 100f;
 
-    private final SimProfile profile;
     /** A typical prompt: the rate falls with length (attention), so the prior is the rate at one size. */
     static final int PRIOR_PROMPT_TOKENS = 4096;
 
+    private final SimProfile profile;
     private final double timeScale;
     private final ModelInfo info;
     private final KvLayout layout;

@@ -10,8 +10,8 @@ import java.util.List;
  * transfer to the decode worker. Each side is its queued prompt tokens plus the tokens it would compute,
  * at its measured rate ({@link PrefillTime}: the prefill worker's as its pool reads it, the decode worker's
  * its own, measured start to finish, so that the decode steps its chunked local prefills run between are
- * in it). The transfer is the KV the decode
- * worker does not hold, at the prefill worker's measured transfer rate (free when it reports none). Pure.
+ * in it). The transfer is the KV the decode worker does not hold, at the prefill worker's measured
+ * transfer rate (free when it reports none). Pure.
  */
 public final class PrefillRace {
 

@@ -25,8 +25,8 @@ import java.util.logging.Logger;
  * of to a prefill worker, and no KV moves. The prefix comes from the worker's kept blocks, the rest is
  * computed on its compute thread in chunks of {@code worker.local-prefill-chunk-tokens}, each its own
  * task, so the decode steps handed to that thread meanwhile run between them and the running sequences
- * wait for one chunk, not the whole prompt (with no sequence running, the rest goes at once); the KV is parked for the DECODE_REQUEST that follows, as if it
- * had arrived. Runs on the worker's event loop.
+ * wait for one chunk, not the whole prompt (with no sequence running, the rest goes at once); the KV is
+ * parked for the DECODE_REQUEST that follows, as if it had arrived. Runs on the worker's event loop.
  */
 final class LocalPrefill {
     private static final Logger LOG = Logger.getLogger(LocalPrefill.class.getName());

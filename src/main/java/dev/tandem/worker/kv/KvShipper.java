@@ -32,6 +32,9 @@ public final class KvShipper {
     /** Times a decode worker may ask for more before the transfer fails. */
     static final int MAX_RESENDS = 1;
 
+    /** A transfer of this many bytes counts fully in the rate; smaller ones (more overhead) in proportion. */
+    private static final double RATE_SPAN_BYTES = 64 << 20;
+
     /**
      * The KV bytes moved over every round: what went on the wire, with each block counted at the size
      * the engine holds it ({@link dev.tandem.engine.KvLayout#blockBytes()}) — the same for engines whose
@@ -57,9 +60,6 @@ public final class KvShipper {
         this.metrics = metrics;
         this.rate = new Throughput(expectedBytesPerSecond(engine), RATE_SPAN_BYTES);
     }
-
-    /** A transfer of this many bytes counts fully in the rate; smaller ones (more overhead) in proportion. */
-    private static final double RATE_SPAN_BYTES = 64 << 20;
 
     /** The engine's modelled interconnect, when it models one: the rate's prior. */
     private static double expectedBytesPerSecond(Engine engine) {

@@ -138,7 +138,10 @@ final class LocalPrefill {
                         rate.record(
                                 request.promptTokens().length - p.cachedTokens(),
                                 System.nanoTime() - job.prefill.startNanos());
-                        inbox.park(request.requestId(), request.attempt(), p.cache(), request.promptTokens());
+                        if (!inbox.park(request.requestId(), request.attempt(), p.cache(), request.promptTokens())) {
+                            WorkerMessages.failCancelled(message, request.requestId());
+                            return;
+                        }
                         message.reply(PrefillDone.CODEC.encode(new PrefillDone(
                                 request.requestId(),
                                 p.firstToken(),

@@ -186,13 +186,22 @@ public final class KvInbox {
         }
     }
 
-    /** Parks a request's KV until its DECODE_REQUEST claims it (or the park timeout frees it). */
-    public void park(long requestId, int attempt, KvCache cache, int[] tokens) {
+    /**
+     * Parks a request's KV until its DECODE_REQUEST claims it (or the park timeout frees it); false, with the
+     * KV freed, when this attempt was cancelled here meanwhile.
+     */
+    public boolean park(long requestId, int attempt, KvCache cache, int[] tokens) {
         unpark(requestId, true); // an older attempt's KV parked here is dead: its timer must not expire the new one
+        if (cancelledAlready(requestId, attempt)) {
+            // The cancel came while the KV was being computed here: nobody will claim it.
+            cache.free();
+            return false;
+        }
         parked.put(
                 requestId, new Parked(cache, tokens, attempt, vertx.setTimer(parkTimeoutMs, tid -> expire(requestId))));
         parkedBytes += cache.bytes();
         parkedCount = parked.size();
+        return true;
     }
 
     private void startTransfer(Transfer t) {

@@ -53,6 +53,8 @@ final class FakeKvEventPublisher implements AutoCloseable {
     /** Replay requests still to drop unanswered, as a request lost on its way would be. */
     private volatile int ignoreReplays;
 
+    private volatile int replayRequests;
+
     FakeKvEventPublisher(Encoding encoding, int blockSize) {
         this.encoding = encoding;
         this.blockSize = blockSize;
@@ -106,6 +108,11 @@ final class FakeKvEventPublisher implements AutoCloseable {
     /** The next {@code n} batches are numbered and kept for replay, but never published. */
     void withholdNext(int n) {
         work.add(() -> withhold = n);
+    }
+
+    /** Replay requests received so far, answered or not. */
+    int replayRequests() {
+        return replayRequests;
     }
 
     /** The next {@code n} replay requests get no answer. */
@@ -272,6 +279,7 @@ final class FakeKvEventPublisher implements AutoCloseable {
 
     /** Answers as vLLM's replay endpoint, unless told to ignore this request. */
     private void serveReplay(ZMsg request) {
+        replayRequests++;
         if (ignoreReplays > 0) {
             ignoreReplays--;
             return;

@@ -30,6 +30,10 @@ public final class ZmqKvEventSubscriber implements AutoCloseable {
     static final int REPLAY_ATTEMPT_TIMEOUT_MS = 1_000;
     /** Requests sent for one replay before the gap counts as unfillable. */
     static final int REPLAY_ATTEMPTS = 5;
+    /** How often, and for how long after connecting, the buffer is asked again while nothing arrived. */
+    static final long CATCH_UP_INTERVAL_MS = 250;
+
+    static final long CATCH_UP_WINDOW_MS = 5_000;
 
     /** What the stream says, in order. */
     public interface Listener {
@@ -49,6 +53,8 @@ public final class ZmqKvEventSubscriber implements AutoCloseable {
     private volatile long resets;
     private volatile boolean connected;
     private long last = -1;
+    private long nextCatchUp;
+    private long catchUpEnd;
 
     public ZmqKvEventSubscriber(KvEventsSettings settings, String name, Listener listener) {
         this.settings = settings;
@@ -112,6 +118,7 @@ public final class ZmqKvEventSubscriber implements AutoCloseable {
             poller.register(sub, ZMQ.Poller.POLLIN);
             poller.register(monitor, ZMQ.Poller.POLLIN);
             while (running && !Thread.currentThread().isInterrupted()) {
+                catchUp(ctx);
                 if (poller.poll(100) <= 0) {
                     continue;
                 }
@@ -140,6 +147,9 @@ public final class ZmqKvEventSubscriber implements AutoCloseable {
         }
         if (event.getEvent() == ZMQ.EVENT_CONNECTED) {
             connected = true;
+            long now = System.currentTimeMillis();
+            nextCatchUp = now + CATCH_UP_INTERVAL_MS;
+            catchUpEnd = now + CATCH_UP_WINDOW_MS;
             if (last < 0) {
                 replay(ctx, 0, Long.MAX_VALUE);
             }
@@ -148,6 +158,20 @@ public final class ZmqKvEventSubscriber implements AutoCloseable {
             if (last >= 0) {
                 reset("the connection to " + settings.endpoint() + " dropped");
             }
+        }
+    }
+
+    /**
+     * The connection is up before the subscription reaches the publisher, and PUB drops what it sends
+     * in between. When that was the only batch (an engine that then goes quiet), no later sequence number
+     * shows the hole, so for a few seconds after connecting, while nothing has arrived, the buffer is
+     * asked again.
+     */
+    private void catchUp(ZContext ctx) {
+        long now = System.currentTimeMillis();
+        if (connected && last < 0 && now >= nextCatchUp && now < catchUpEnd) {
+            nextCatchUp = now + CATCH_UP_INTERVAL_MS;
+            replay(ctx, 0, Long.MAX_VALUE);
         }
     }
 

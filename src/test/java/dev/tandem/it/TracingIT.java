@@ -34,6 +34,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TracingIT extends ClusterIT {
     private static final String TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+    /** The span the client says the request came from (its traceparent). */
+    private static final String CLIENT_SPAN_ID = "00f067aa0ba902b7";
+
     private final OtlpReceiver receiver = new OtlpReceiver();
     private TandemProcess router;
 
@@ -76,7 +79,7 @@ class TracingIT extends ClusterIT {
         HttpResponse<String> r = cluster.http(router)
                 .send(cluster.http(router)
                         .request("/v1/completions")
-                        .header("traceparent", "00-" + TRACE_ID + "-00f067aa0ba902b7-01")
+                        .header("traceparent", "00-" + TRACE_ID + "-" + CLIENT_SPAN_ID + "-01")
                         .header("Content-Type", "application/json")
                         .POST(HttpRequest.BodyPublishers.ofString(new JsonObject()
                                 .put("prompt", "Tracing a request across the cluster shows where its time went.")
@@ -86,11 +89,12 @@ class TracingIT extends ClusterIT {
                         .build());
         assertEquals(200, r.statusCode(), r.body());
 
-        // Spans leave each process in batches about a second apart.
+        // Spans leave each process in batches about a second apart: a child may come a batch before its parent.
         List<ReceivedSpan> spans = receiver
                 .await(
                         s -> services(s).containsAll(Set.of("tandem-router", "tandem-prefill", "tandem-decode"))
-                                && names(s).containsAll(Set.of("tandem.stream_end", "tandem.decode.sequence")),
+                                && names(s).containsAll(Set.of("tandem.stream_end", "tandem.decode.sequence"))
+                                && everyParentArrived(s),
                         Duration.ofSeconds(20))
                 .stream()
                 .filter(s -> s.traceId().equals(TRACE_ID))
@@ -109,7 +113,7 @@ class TracingIT extends ClusterIT {
 
         // Router: the HTTP server span is the client's child; the request span its child; the stages the request's.
         ReceivedSpan http = parentOf(spans, byName.get("tandem.request"));
-        assertEquals("00f067aa0ba902b7", http.parentSpanId(), () -> describe(spans));
+        assertEquals(CLIENT_SPAN_ID, http.parentSpanId(), () -> describe(spans));
         assertEquals("SPAN_KIND_SERVER", http.kind());
         for (String stage : List.of(
                 "tandem.queue",
@@ -151,6 +155,18 @@ class TracingIT extends ClusterIT {
                 .filter(s -> s.traceId().equals(TRACE_ID))
                 .map(ReceivedSpan::service)
                 .collect(Collectors.toSet());
+    }
+
+    /** Every span of the trace has its parent among them, but the client's. */
+    private static boolean everyParentArrived(List<ReceivedSpan> spans) {
+        Set<String> ids = spans.stream()
+                .filter(s -> s.traceId().equals(TRACE_ID))
+                .map(ReceivedSpan::spanId)
+                .collect(Collectors.toSet());
+        return spans.stream()
+                .filter(s -> s.traceId().equals(TRACE_ID))
+                .map(ReceivedSpan::parentSpanId)
+                .allMatch(p -> p.isEmpty() || p.equals(CLIENT_SPAN_ID) || ids.contains(p));
     }
 
     private static Set<String> names(List<ReceivedSpan> spans) {

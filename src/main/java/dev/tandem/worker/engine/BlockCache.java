@@ -95,9 +95,28 @@ final class BlockCache {
      * so no eviction can give one back to its pool first).
      */
     synchronized Hit lookup(int[] tokens, int maxBlocks) {
+        List<Node> path = held(tokens, maxBlocks);
+        List<KvBlock> hit = new ArrayList<>(path.size());
+        for (Node n : path) {
+            hit.add(n.data.retain());
+            touch(n);
+        }
+        return new Hit(hit);
+    }
+
+    /**
+     * The tokens a {@link #lookup} would find now, at most {@code maxBlocks} blocks of them; nothing counts as
+     * used and nothing is retained. What a queued prompt will compute is its length less this.
+     */
+    synchronized int cachedTokens(int[] tokens, int maxBlocks) {
+        return held(tokens, maxBlocks).size() * layout.blockSize();
+    }
+
+    /** The held nodes of {@code tokens}' leading full blocks, in order, at most {@code maxBlocks}. */
+    private List<Node> held(int[] tokens, int maxBlocks) {
         int bs = layout.blockSize();
         int limit = Math.min(maxBlocks, tokens.length / bs);
-        List<KvBlock> hit = new ArrayList<>();
+        List<Node> path = new ArrayList<>();
         long previous = BlockHashes.ROOT;
         for (int b = 0; b < limit; b++) {
             long hash = BlockHashes.chain(fingerprint, previous, tokens, b * bs, (b + 1) * bs);
@@ -105,11 +124,10 @@ final class BlockCache {
             if (n == null || !Arrays.equals(n.tokens, 0, bs, tokens, b * bs, (b + 1) * bs)) {
                 break;
             }
-            hit.add(n.data.retain());
-            touch(n);
+            path.add(n);
             previous = hash;
         }
-        return new Hit(hit);
+        return path;
     }
 
     /**

@@ -42,6 +42,9 @@ public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
     /** A prompt accepted by this worker; {@code cancelled} is read by the compute thread between positions. */
     private static final class Job {
         final PrefillRequest request;
+        /** The prompt's tokens its prefix cache did not hold when it was accepted: the work it queues. */
+        final int uncachedTokens;
+
         final long acceptedNanos = System.nanoTime();
         /** The router's trace context; the spans below are its children (invalid when not traced). */
         final Context trace;
@@ -49,8 +52,9 @@ public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
         final Span queued;
         volatile boolean cancelled;
 
-        Job(PrefillRequest request, Context trace, Span queued) {
+        Job(PrefillRequest request, int uncachedTokens, Context trace, Span queued) {
             this.request = request;
+            this.uncachedTokens = uncachedTokens;
             this.trace = trace;
             this.queued = queued;
         }
@@ -105,13 +109,25 @@ public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
         return cache;
     }
 
-    /** Prompt tokens accepted and not yet shipped. */
+    /**
+     * Prompt tokens accepted and not yet shipped, less those the prefix cache held at acceptance: a queue of
+     * mostly cached prompts is short in time, and counting their cached tokens sent long uncached prompts
+     * elsewhere to wait (benchmarks.md, "Results: four traces").
+     */
     private int queuedTokens() {
         int queued = 0;
         for (Job job : jobs.values()) {
-            queued += job.request.promptTokens().length;
+            queued += job.uncachedTokens;
         }
         return queued;
+    }
+
+    /** What {@code prompt} would compute here now: at least its last token, whose logits give the first. */
+    private int uncachedTokens(int[] prompt) {
+        if (cache == null) {
+            return prompt.length;
+        }
+        return prompt.length - cache.cachedTokens(prompt, (prompt.length - 1) / cache.blockSize());
     }
 
     /** A router on a cluster member that left will never take the KV: stop computing it. */
@@ -149,7 +165,8 @@ public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
             return;
         }
         int queued = queuedTokens();
-        if (queued > 0 && queued + request.promptTokens().length > settings.maxQueuedPrefillTokens()) {
+        int uncached = uncachedTokens(request.promptTokens());
+        if (queued > 0 && queued + uncached > settings.maxQueuedPrefillTokens()) {
             // A bounded queue keeps the wait of what was accepted bounded; the router tries another worker.
             metrics.refused();
             message.fail(
@@ -159,7 +176,7 @@ public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
             return;
         }
         Context trace = TraceHeaders.parentOf(message);
-        Job job = new Job(request, trace, Spans.start(tracer, "tandem.prefill.queue", trace));
+        Job job = new Job(request, uncached, trace, Spans.start(tracer, "tandem.prefill.queue", trace));
         jobs.put(request.requestId(), job);
         // The KV is encoded in the same task, right after its prefill: as a task of its own it queued behind
         // every prompt accepted meanwhile (PrefillQueueOrderTest), on a thread of its own it cost two hops.

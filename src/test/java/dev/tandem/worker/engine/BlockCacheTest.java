@@ -87,6 +87,20 @@ class BlockCacheTest {
     }
 
     @Test
+    void cachedTokensCountsWhatALookupWouldFindAndLeavesRecencyAlone() {
+        BlockCache cache = cache(4);
+        store(cache, 1, 1, 2, 2); // older
+        store(cache, 3, 3, 4, 4); // newer
+        assertEquals(4, cache.cachedTokens(new int[] {1, 1, 2, 2, 9}, Integer.MAX_VALUE));
+        assertEquals(2, cache.cachedTokens(new int[] {1, 1, 2, 2}, 1), "at most maxBlocks");
+        assertEquals(0, cache.cachedTokens(new int[] {2, 2}, Integer.MAX_VALUE));
+
+        store(cache, 5, 5); // a fifth block: the oldest leaf goes, the peek above did not make it fresh
+        assertEquals(1, hitBlocks(cache, 1, 1, 2, 2));
+        assertEquals(2, hitBlocks(cache, 3, 3, 4, 4));
+    }
+
+    @Test
     void evictionTakesTheLeastRecentlyUsedLeafSoASharedPrefixOutlivesItsBranches() {
         BlockCache cache = cache(4);
         store(cache, 1, 1, 2, 2, 3, 3); // the shared prefix, then branch A

@@ -23,6 +23,17 @@ public final class PredictedTtftScorer extends LowerIsBetterScorer {
      */
     static final double RECOMPUTE_WEIGHT = 5;
 
+    /**
+     * The bound of that trade: a worker whose first token is predicted later than this many times the
+     * soonest, and {@link #TRADE_SLACK_SECONDS} later, loses to every worker within it, whatever its cache
+     * saves. On the Mooncake conversation trace a 41,000-token turn went to the holder of its 19,000-token
+     * prefix just after that worker took an 88,000-token prompt, and waited 11.8 s (benchmarks.md).
+     */
+    static final double TRADE_FACTOR = 2;
+
+    /** The least extra wait the bound allows: short prompts keep their hits over sub-second queues. */
+    static final double TRADE_SLACK_SECONDS = 1;
+
     @Override
     public String name() {
         return "predicted-ttft";
@@ -39,13 +50,40 @@ public final class PredictedTtftScorer extends LowerIsBetterScorer {
         return cost(request, worker, PrefillTime.ownRate(worker, 1));
     }
 
+    /** Predicted seconds to the first token on {@code worker} alone, at {@code rate}. */
+    static double ttft(SchedulingRequest request, WorkerView worker, double rate) {
+        return (QueuedPrefillTokensScorer.queuedPrefillTokens(worker) + PrefillTime.uncachedTokens(request, worker))
+                / rate;
+    }
+
+    /**
+     * Each candidate's cost; those past the bound of the trade rank after all others, by their first token
+     * (a pool without rates counts tokens, and the slack is then one token).
+     */
     @Override
     double[] values(SchedulingRequest request, List<WorkerView> candidates) {
         double median = PrefillTime.medianRate(candidates);
         double[] out = new double[candidates.size()];
+        double[] ttft = new double[out.length];
+        double soonest = Double.POSITIVE_INFINITY;
         for (int i = 0; i < out.length; i++) {
             WorkerView w = candidates.get(i);
-            out[i] = cost(request, w, PrefillTime.rate(w, median));
+            double rate = PrefillTime.rate(w, median);
+            out[i] = cost(request, w, rate);
+            ttft[i] = ttft(request, w, rate);
+            soonest = Math.min(soonest, ttft[i]);
+        }
+        double bound = Math.max(TRADE_FACTOR * soonest, soonest + TRADE_SLACK_SECONDS);
+        double worstWithin = 0;
+        for (int i = 0; i < out.length; i++) {
+            if (ttft[i] <= bound) {
+                worstWithin = Math.max(worstWithin, out[i]);
+            }
+        }
+        for (int i = 0; i < out.length; i++) {
+            if (ttft[i] > bound) {
+                out[i] = worstWithin + ttft[i];
+            }
         }
         return out;
     }

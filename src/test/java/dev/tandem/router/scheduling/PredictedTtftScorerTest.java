@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@code predicted-ttft}: (queued + 6 × uncached tokens) ÷ the worker's measured prefill rate, lowest
- * best, unless its first token comes later than max(2 × the soonest, the soonest + 1 s); a rate within 1.3× of the pool's median is the median's, a worker without a rate is taken at the
+ * best, unless its first token comes later than max(2 × the soonest, the soonest + 8 s); a rate within 1.3× of the pool's median is the median's, a worker without a rate is taken at the
  * median, a pool without any counts tokens. Each row: a
  * prompt, prefill workers (queue, rate, cache), the seconds each is predicted and whom the scorer picks.
  */
@@ -69,20 +69,20 @@ class PredictedTtftScorerTest {
                         "a long prompt queued in time: a short prompt goes where it does not wait behind it",
                         prompt(500, Map.of("p1", 31)),
                         List.of(worker("p1", 100_000, 10_000), worker("p2", 3_000, 10_000)),
-                        // p1 is past the bound (10 s against 0.35 s): after p2, by its first token
+                        // p1 is past the bound (10 s against 0.35 s + 8 s): after p2, by its first token
                         List.of((3_000 + 6 * 500) / 10_000.0 + (100_000 + 4) / 10_000.0, (3_000 + 6 * 500) / 10_000.0),
                         "p2"),
                 Arguments.of(
-                        "the holder of a prefix behind a long prompt: recomputing wins past twice the soonest TTFT",
-                        prompt(41_000, Map.of("p1", 1187)), // p1: 18,992 cached; 15.7 s against 5.9 s
+                        "the holder of a prefix behind a long prompt: recomputing wins past the soonest TTFT + 8 s",
+                        prompt(41_000, Map.of("p1", 1187)), // p1: 18,992 cached; 15.7 s against 5.9 s + 8 s
                         List.of(worker("p1", 88_000, 7_000), worker("p2", 0, 7_000)),
                         List.of(6 * 41_000 / 7_000.0 + (88_000 + 22_008) / 7_000.0, 6 * 41_000 / 7_000.0),
                         "p2"),
                 Arguments.of(
-                        "within the bound the trade stands: the holder waits 1.8 s against 1.2 s and keeps its hit",
+                        "within the bound the trade stands: 5.2 s against 1.1 s is over twice, not 8 s more",
                         prompt(8_000, Map.of("p1", 400)), // p1: 6,400 cached
-                        List.of(worker("p1", 11_000, 7_000), worker("p2", 0, 7_000)),
-                        List.of((11_000 + 6 * 1_600) / 7_000.0, 6 * 8_000 / 7_000.0),
+                        List.of(worker("p1", 35_000, 7_000), worker("p2", 0, 7_000)),
+                        List.of((35_000 + 6 * 1_600) / 7_000.0, 6 * 8_000 / 7_000.0),
                         "p1"),
                 Arguments.of(
                         "a worker with no rate yet is taken at the pool's median",

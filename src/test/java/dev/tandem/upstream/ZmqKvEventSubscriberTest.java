@@ -25,21 +25,7 @@ class ZmqKvEventSubscriberTest {
     @BeforeEach
     void start() {
         engine = new FakeKvEventPublisher(FakeKvEventPublisher.Encoding.MAP, 16);
-        subscriber = new ZmqKvEventSubscriber(
-                        new KvEventsSettings(engine.endpoint, engine.replayEndpoint, ""),
-                        "test",
-                        new ZmqKvEventSubscriber.Listener() {
-                            @Override
-                            public void onBatch(EngineKvBatch batch) {
-                                applied.add(batch.seq());
-                            }
-
-                            @Override
-                            public void onReset(String why) {
-                                resets.add(why);
-                            }
-                        })
-                .start();
+        subscriber = follow(engine, "test", applied, resets);
         // Batch 0, live or from the replay a new subscriber asks for: the stream is followed from here.
         engine.prefill(prompt());
         TestNodes.awaitTrue(() -> applied.contains(0L), "the first batch");
@@ -81,19 +67,7 @@ class ZmqKvEventSubscriberTest {
     void aFirstBatchLostWhileTheSubscriptionWasOnItsWayIsStillApplied() throws Exception {
         List<Long> seen = new CopyOnWriteArrayList<>();
         try (FakeKvEventPublisher quiet = new FakeKvEventPublisher(FakeKvEventPublisher.Encoding.MAP, 16);
-                ZmqKvEventSubscriber late = new ZmqKvEventSubscriber(
-                                new KvEventsSettings(quiet.endpoint, quiet.replayEndpoint, ""),
-                                "late",
-                                new ZmqKvEventSubscriber.Listener() {
-                                    @Override
-                                    public void onBatch(EngineKvBatch batch) {
-                                        seen.add(batch.seq());
-                                    }
-
-                                    @Override
-                                    public void onReset(String why) {}
-                                })
-                        .start()) {
+                ZmqKvEventSubscriber late = follow(quiet, "late", seen, new CopyOnWriteArrayList<>())) {
             // The subscriber asked for the (empty) buffer on connecting; batch 0 then never reaches it live,
             // as PUB drops it when the subscription has not arrived yet, and nothing follows to show the gap.
             TestNodes.awaitTrue(() -> quiet.replayRequests() >= 1, "the replay asked for on connecting");
@@ -103,6 +77,26 @@ class ZmqKvEventSubscriberTest {
             TestNodes.awaitTrue(() -> seen.contains(0L), "batch 0, from the buffer");
             assertEquals(List.of(0L), seen);
         }
+    }
+
+    /** A started subscriber of {@code engine} that records applied batches' numbers and resets' reasons. */
+    private static ZmqKvEventSubscriber follow(
+            FakeKvEventPublisher engine, String name, List<Long> applied, List<String> resets) {
+        return new ZmqKvEventSubscriber(
+                        new KvEventsSettings(engine.endpoint, engine.replayEndpoint, ""),
+                        name,
+                        new ZmqKvEventSubscriber.Listener() {
+                            @Override
+                            public void onBatch(EngineKvBatch batch) {
+                                applied.add(batch.seq());
+                            }
+
+                            @Override
+                            public void onReset(String why) {
+                                resets.add(why);
+                            }
+                        })
+                .start();
     }
 
     private int[] prompt() {

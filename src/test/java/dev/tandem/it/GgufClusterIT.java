@@ -145,10 +145,18 @@ class GgufClusterIT extends ClusterIT {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             JsonObject w = worker(router, "decode-1");
-            if (w != null && w.getJsonObject("load").getInteger("active_sequences") >= 1) {
+            JsonObject p = worker(router, "prefill-1");
+            // Mid-stream for every request: one still prefilling for decode-1 would avoid the only prefill
+            // worker on its move (its cancel there is not scoped to the attempt) and fail, by design.
+            if (w != null
+                    && w.getJsonObject("load").getInteger("active_sequences") >= 1
+                    && p != null
+                    && p.getJsonObject("load").getInteger("prefilling", 0) == 0) {
                 break;
             }
-            assertTrue(System.nanoTime() < deadline, "decode-1 never took a stream\n" + cluster.describe(20));
+            assertTrue(
+                    System.nanoTime() < deadline,
+                    "decode-1 never took a stream with prefill-1 idle\n" + cluster.describe(20));
             Thread.sleep(20);
         }
         Thread.sleep(300); // some tokens out

@@ -59,6 +59,18 @@ public final class LoadTracker {
         return Map.copyOf(inFlight);
     }
 
+    /**
+     * A request's prompt is computed (its first token came ahead of the KV): its tokens leave its prefill
+     * worker's queue now, though the request holds the worker until the KV lands. Counted until then, a
+     * worker shipping the KV of a long prompt looked busy with it (benchmarks.md, "A bounded trade").
+     */
+    void computed(ActiveRequest a) {
+        if (a.state() == RequestState.PREFILLING && a.prefillTokens > 0) {
+            prefillTokens(a.prefillWorker, -a.prefillTokens);
+            a.prefillTokens = 0;
+        }
+    }
+
     /** A request left {@code left} for {@code next}: takes and gives back worker loads as the two states hold them. */
     void follow(ActiveRequest a, RequestState left, RequestState next) {
         if (left.holdsPrefill() && !next.holdsPrefill()) {

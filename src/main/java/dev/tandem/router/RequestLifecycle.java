@@ -172,6 +172,7 @@ final class RequestLifecycle {
      */
     void onFirstToken(ActiveRequest a, int first) {
         guarded(a, () -> {
+            loads.computed(a);
             if (!a.firstTokenAhead()) {
                 emitFirst(a, first, true);
             }

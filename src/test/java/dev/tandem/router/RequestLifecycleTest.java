@@ -43,10 +43,12 @@ class RequestLifecycleTest {
                     var r = h.submit(5);
                     assertNotNull(
                             h.workers.prefill(1).message.routerId(), "the prefill worker is told where to send it");
+                    assertEquals(r.prompt().length, h.loads.prefillTokens("p1"), "its prompt queued on p1");
                     h.firstToken("p1", r.id(), 1, 65);
                     assertArrayEquals(new int[] {65}, r.sink().tokenArray(), "before the KV's acknowledgement");
                     assertEquals(0, h.workers.decodeStarts.size(), "the decode waits for the KV");
                     assertEquals("d1=1,p1=1", h.loads(), "still prefilling");
+                    assertEquals(0, h.loads.prefillTokens("p1"), "computed: shipping the KV is no queued work");
                     h.firstToken("p1", r.id(), 1, 65); // a duplicate changes nothing
                     h.workers.prefillDone(1, 65);
                     h.loop.runPending();

@@ -51,6 +51,8 @@ public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
 
         final Span queued;
         volatile boolean cancelled;
+        /** Its prompt is computed: shipping its KV takes no compute, so it no longer counts as queued work. */
+        volatile boolean computed;
 
         Job(PrefillRequest request, int uncachedTokens, Context trace, Span queued) {
             this.request = request;
@@ -110,14 +112,14 @@ public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
     }
 
     /**
-     * Prompt tokens accepted and not yet shipped, less those the prefix cache held at acceptance: a queue of
+     * Prompt tokens accepted and not yet computed, less those the prefix cache held at acceptance: a queue of
      * mostly cached prompts is short in time, and counting their cached tokens sent long uncached prompts
      * elsewhere to wait (benchmarks.md, "Results: four traces").
      */
     private int queuedTokens() {
         int queued = 0;
         for (Job job : jobs.values()) {
-            queued += job.uncachedTokens;
+            queued += job.computed ? 0 : job.uncachedTokens;
         }
         return queued;
     }
@@ -246,6 +248,7 @@ public final class PrefillWorkerVerticle extends EngineWorkerVerticle {
 
     private Computed computeAndEncode(Job job) {
         PromptPrefill.Prefilled prefilled = computeKv(job);
+        job.computed = true;
         try {
             return new Computed(prefilled, shipper.encode(job.request, prefilled.cache()));
         } catch (RuntimeException e) {

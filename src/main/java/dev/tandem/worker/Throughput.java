@@ -6,7 +6,8 @@ package dev.tandem.worker;
  * {@code span} units replacing {@link #ALPHA} of it and a smaller one (more overhead) in proportion. No
  * single job replaces more: a 120,000-token prompt's rate is half a 4,000-token one's on a 70B model
  * (attention grows with the square of the length), and one such prompt should not make a worker look
- * half as fast as its peers. Routers turn queued work into predicted time with it. Until the first job it reports its prior (the engine's expectation, or 0).
+ * half as fast as its peers. Routers turn queued work into predicted time with it. Until the first job it
+ * reports its prior (the engine's expectation, or 0).
  * Written by compute threads and event loops, read by the heartbeat.
  */
 public final class Throughput {

@@ -45,19 +45,17 @@ public final class PredictedTtftScorer extends LowerIsBetterScorer {
 
     /** Predicted seconds to the first token on {@code worker} plus the weighted compute, at {@code rate}. */
     static double cost(SchedulingRequest request, WorkerView worker, double rate) {
-        double uncached = PrefillTime.uncachedTokens(request, worker);
-        return (QueuedPrefillTokensScorer.queuedPrefillTokens(worker) + (1 + RECOMPUTE_WEIGHT) * uncached) / rate;
+        return PrefillTime.firstTokenSeconds(request, worker, rate) + ownCompute(request, worker, rate);
+    }
+
+    /** The weighted compute of this prompt on {@code worker}, in seconds at {@code rate}. */
+    private static double ownCompute(SchedulingRequest request, WorkerView worker, double rate) {
+        return RECOMPUTE_WEIGHT * PrefillTime.uncachedTokens(request, worker) / rate;
     }
 
     @Override
     double value(SchedulingRequest request, WorkerView worker) {
         return cost(request, worker, PrefillTime.ownRate(worker, 1));
-    }
-
-    /** Predicted seconds to the first token on {@code worker} alone, at {@code rate}. */
-    static double ttft(SchedulingRequest request, WorkerView worker, double rate) {
-        return (QueuedPrefillTokensScorer.queuedPrefillTokens(worker) + PrefillTime.uncachedTokens(request, worker))
-                / rate;
     }
 
     /**
@@ -73,8 +71,8 @@ public final class PredictedTtftScorer extends LowerIsBetterScorer {
         for (int i = 0; i < out.length; i++) {
             WorkerView w = candidates.get(i);
             double rate = PrefillTime.rate(w, median);
-            out[i] = cost(request, w, rate);
-            ttft[i] = ttft(request, w, rate);
+            ttft[i] = PrefillTime.firstTokenSeconds(request, w, rate);
+            out[i] = ttft[i] + ownCompute(request, w, rate);
             soonest = Math.min(soonest, ttft[i]);
         }
         double bound = Math.max(TRADE_FACTOR * soonest, soonest + TRADE_SLACK_SECONDS);

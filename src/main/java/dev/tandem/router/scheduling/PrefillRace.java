@@ -30,18 +30,13 @@ public final class PrefillRace {
      */
     static double localSeconds(SchedulingRequest request, WorkerView decode, double median) {
         // Its own rate: local prefill interleaves decode steps, so it is rightly slower than the pool's.
-        double rate = PrefillTime.ownRate(decode, median);
-        return (QueuedPrefillTokensScorer.queuedPrefillTokens(decode) + PrefillTime.uncachedTokens(request, decode))
-                / rate;
+        return PrefillTime.firstTokenSeconds(request, decode, PrefillTime.ownRate(decode, median));
     }
 
     /** Predicted seconds until the decode worker has the prompt's KV from {@code prefill}, in a pool of {@code median}. */
     static double splitSeconds(SchedulingRequest request, WorkerView decode, WorkerView prefill, double median) {
-        double rate = PrefillTime.rate(prefill, median);
-        double compute =
-                (QueuedPrefillTokensScorer.queuedPrefillTokens(prefill) + PrefillTime.uncachedTokens(request, prefill))
-                        / rate;
-        return compute + transferSeconds(request, decode, prefill);
+        return PrefillTime.firstTokenSeconds(request, prefill, PrefillTime.rate(prefill, median))
+                + transferSeconds(request, decode, prefill);
     }
 
     /** The KV the decode worker lacks, at the prefill worker's measured transfer rate; 0 when either is unknown. */

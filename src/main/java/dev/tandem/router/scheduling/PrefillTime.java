@@ -61,4 +61,12 @@ public final class PrefillTime {
         long cached = cache == null ? 0 : (long) request.cachedBlocks(worker.id()) * cache.blockSize();
         return Math.max(1, request.promptTokens() - Math.min(cached, request.promptTokens() - 1L));
     }
+
+    /**
+     * Predicted seconds to this prompt's first token on {@code worker} at {@code rate}: its queued prompt
+     * tokens ({@link QueuedPrefillTokensScorer}) and then this prompt's uncached ones.
+     */
+    public static double firstTokenSeconds(SchedulingRequest request, WorkerView worker, double rate) {
+        return (QueuedPrefillTokensScorer.queuedPrefillTokens(worker) + uncachedTokens(request, worker)) / rate;
+    }
 }

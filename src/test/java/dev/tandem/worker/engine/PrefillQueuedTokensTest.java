@@ -8,7 +8,6 @@ import dev.tandem.protocol.WorkerDescriptor;
 import dev.tandem.protocol.WorkerLoad;
 import io.vertx.core.json.JsonObject;
 import java.util.Arrays;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,18 +16,14 @@ import org.junit.jupiter.api.Test;
  * long uncached prompts to wait elsewhere.
  */
 class PrefillQueuedTokensTest {
-    private WorkerPairNode pair;
-
-    @AfterEach
-    void stop() {
-        if (pair != null) {
-            pair.close();
+    @Test
+    void aQueuedPromptCountsOnlyTheTokensItsPrefixCacheDoesNotHold() {
+        try (WorkerPairNode pair = WorkerPairNode.startPaced(0, 10_000)) { // 10 ms a computed token
+            queueOfCachedPrompts(pair);
         }
     }
 
-    @Test
-    void aQueuedPromptCountsOnlyTheTokensItsPrefixCacheDoesNotHold() {
-        pair = WorkerPairNode.startPaced(0, 10_000); // 10 ms a computed token
+    private static void queueOfCachedPrompts(WorkerPairNode pair) {
         int bs = pair.node.engine().kvLayout().blockSize();
         int[] shared = tokens(4 * bs + 1, 3);
         pair.prefill(1, shared).await(); // its four full blocks are cached now
@@ -37,8 +32,8 @@ class PrefillQueuedTokensTest {
         pair.prefill(2, slow);
         pair.prefill(3, shared);
         pair.prefill(4, Arrays.copyOf(shared, 2 * bs + 1));
-        TestNodes.awaitTrue(() -> status().prefilling() == 3, "three prompts accepted");
-        assertEquals(slow.length + 1 + 1, status().queuedPrefillTokens(), "the cached prompts' last tokens only");
+        TestNodes.awaitTrue(() -> status(pair).prefilling() == 3, "three prompts accepted");
+        assertEquals(slow.length + 1 + 1, status(pair).queuedPrefillTokens(), "the cached prompts' last tokens only");
     }
 
     private static int[] tokens(int n, int salt) {
@@ -49,7 +44,7 @@ class PrefillQueuedTokensTest {
         return t;
     }
 
-    private WorkerLoad status() {
+    private static WorkerLoad status(WorkerPairNode pair) {
         return WorkerDescriptor.CODEC
                 .decode(pair.node
                         .vertx()
